@@ -1,0 +1,473 @@
+//! The intermediate model of a CUDA driver header: plain serde data, no clang types.
+//!
+//! One [`Api`] describes one `cuda.h` as read by the parser: every function, record, enum,
+//! typedef and constant macro, plus the exact layout of every record and where each explicit
+//! alignment came from. Every container is ordered, so serialising an `Api` gives the same bytes
+//! on every run and host. Emitters read this model and nothing else.
+
+pub mod abi;
+pub mod doc;
+pub mod layout;
+
+use serde::{Deserialize, Serialize};
+
+/// Bumped whenever the JSON form changes shape.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Everything ctkgen knows about one header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Api {
+    pub format_version: u32,
+    pub provenance: Provenance,
+    /// Sorted by public name.
+    pub functions: Vec<Function>,
+    /// Sorted by name (tag or synthetic name).
+    pub records: Vec<Record>,
+    /// Sorted by name.
+    pub enums: Vec<Enum>,
+    /// Sorted by name.
+    pub typedefs: Vec<Typedef>,
+    /// Sorted by name.
+    pub constants: Vec<Constant>,
+}
+
+/// Where the model came from and how the header was read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// File name of the main header (never an absolute path), e.g. `cuda.h`.
+    pub header: String,
+    /// sha256 of the main header's bytes.
+    pub header_sha256: String,
+    /// CTK release the header belongs to, e.g. `13.1.0`; `None` for a free-standing header.
+    pub ctk: Option<String>,
+    /// Value of the header's `CUDA_VERSION` macro, e.g. `13010`.
+    pub cuda_version: Option<u32>,
+    /// Target triple passed to clang, e.g. `x86_64-unknown-linux-gnu`.
+    pub target: String,
+    /// Language modes the header was read in; layouts agree across all of them.
+    pub language_modes: Vec<LanguageMode>,
+    /// `clang_getClangVersion()` of the libclang that parsed the header.
+    pub libclang_version: String,
+}
+
+/// A language standard the header is read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum LanguageMode {
+    #[serde(rename = "c99")]
+    C99,
+    #[serde(rename = "c11")]
+    C11,
+    #[serde(rename = "c17")]
+    C17,
+    #[serde(rename = "c++03")]
+    Cxx03,
+    #[serde(rename = "c++11")]
+    Cxx11,
+    #[serde(rename = "c++17")]
+    Cxx17,
+}
+
+impl LanguageMode {
+    pub const ALL: [LanguageMode; 6] = [
+        LanguageMode::C99,
+        LanguageMode::C11,
+        LanguageMode::C17,
+        LanguageMode::Cxx03,
+        LanguageMode::Cxx11,
+        LanguageMode::Cxx17,
+    ];
+
+    /// The `-std=` value for clang and gcc.
+    pub fn std_flag(self) -> &'static str {
+        match self {
+            LanguageMode::C99 => "c99",
+            LanguageMode::C11 => "c11",
+            LanguageMode::C17 => "c17",
+            LanguageMode::Cxx03 => "c++03",
+            LanguageMode::Cxx11 => "c++11",
+            LanguageMode::Cxx17 => "c++17",
+        }
+    }
+
+    pub fn is_cxx(self) -> bool {
+        matches!(self, LanguageMode::Cxx03 | LanguageMode::Cxx11 | LanguageMode::Cxx17)
+    }
+
+    /// Whether the standard has a standard alignment specifier (`_Alignas` / `alignas`).
+    /// Headers guard their alignment on exactly this, so older modes silently drop it.
+    pub fn has_alignment_specifier(self) -> bool {
+        !matches!(self, LanguageMode::C99 | LanguageMode::Cxx03)
+    }
+
+    pub fn parse(text: &str) -> Option<LanguageMode> {
+        LanguageMode::ALL.into_iter().find(|m| m.std_flag() == text)
+    }
+}
+
+impl std::fmt::Display for LanguageMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.std_flag())
+    }
+}
+
+/// A C scalar type, named after its C spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Primitive {
+    Bool,
+    /// Plain `char` (signedness is target-defined).
+    Char,
+    SignedChar,
+    UnsignedChar,
+    Short,
+    UnsignedShort,
+    Int,
+    UnsignedInt,
+    Long,
+    UnsignedLong,
+    LongLong,
+    UnsignedLongLong,
+    Int128,
+    UnsignedInt128,
+    Float,
+    Double,
+    LongDouble,
+}
+
+impl Primitive {
+    /// The C spelling.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Primitive::Bool => "_Bool",
+            Primitive::Char => "char",
+            Primitive::SignedChar => "signed char",
+            Primitive::UnsignedChar => "unsigned char",
+            Primitive::Short => "short",
+            Primitive::UnsignedShort => "unsigned short",
+            Primitive::Int => "int",
+            Primitive::UnsignedInt => "unsigned int",
+            Primitive::Long => "long",
+            Primitive::UnsignedLong => "unsigned long",
+            Primitive::LongLong => "long long",
+            Primitive::UnsignedLongLong => "unsigned long long",
+            Primitive::Int128 => "__int128",
+            Primitive::UnsignedInt128 => "unsigned __int128",
+            Primitive::Float => "float",
+            Primitive::Double => "double",
+            Primitive::LongDouble => "long double",
+        }
+    }
+
+    pub fn is_signed_integer(self) -> bool {
+        matches!(
+            self,
+            Primitive::SignedChar
+                | Primitive::Short
+                | Primitive::Int
+                | Primitive::Long
+                | Primitive::LongLong
+                | Primitive::Int128
+        )
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Primitive::Float | Primitive::Double | Primitive::LongDouble)
+    }
+}
+
+/// A reference to a type, as written in a declaration (typedef names are kept).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Type {
+    Void,
+    Primitive {
+        name: Primitive,
+    },
+    /// A typedef, by name; see [`Api::typedefs`] (or a builtin typedef like `size_t`).
+    Typedef {
+        name: String,
+    },
+    /// A struct or union, by its IR name; see [`Api::records`].
+    Record {
+        name: String,
+    },
+    /// An enum, by its tag name; see [`Api::enums`].
+    Enum {
+        name: String,
+    },
+    Pointer {
+        pointee: Box<Type>,
+        /// The pointee is `const`-qualified.
+        #[serde(default, skip_serializing_if = "is_false")]
+        pointee_const: bool,
+    },
+    Array {
+        element: Box<Type>,
+        len: u64,
+    },
+    /// A function type; appears behind a pointer for function pointers.
+    Function {
+        ret: Box<Type>,
+        params: Vec<Type>,
+        #[serde(default, skip_serializing_if = "is_false")]
+        variadic: bool,
+    },
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// A function as declared in the header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Function {
+    /// The documented name, e.g. `cuCtxCreate`.
+    pub name: String,
+    /// The symbol the header binds the name to, e.g. `cuCtxCreate_v4`.
+    pub symbol: String,
+    /// The per-thread-default-stream symbol (`_ptds` / `_ptsz`), when the header has one.
+    pub per_thread_symbol: Option<String>,
+    /// The CUDA version to pass to `cuGetProcAddress` for this signature, from the
+    /// `PFN_<name>_v<N>` typedefs; `None` when the typedef header has no entry.
+    pub first_version: Option<u32>,
+    /// Same, for the per-thread-default-stream variant (`PFN_<name>_v<N>_ptds`).
+    pub per_thread_first_version: Option<u32>,
+    pub ret: Type,
+    pub params: Vec<Param>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub deprecated: bool,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    /// The declared name, or `argN` when the prototype leaves it out.
+    pub name: String,
+    pub ty: Type,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    Struct,
+    Union,
+}
+
+impl RecordKind {
+    pub fn c_keyword(self) -> &'static str {
+        match self {
+            RecordKind::Struct => "struct",
+            RecordKind::Union => "union",
+        }
+    }
+}
+
+/// A struct or union with its layout as the compiler computes it for the target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The tag (`CUtensorMap_st`), or for an anonymous record a stable synthetic name built
+    /// from its parent and member (`CUDA_RESOURCE_DESC_st__res`), never a path or line.
+    pub name: String,
+    pub kind: RecordKind,
+    /// `true` when the C source gives the record no tag, so C code can only reach it through
+    /// its parent member or typedef.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub anonymous: bool,
+    /// For an anonymous record: the record and member it is declared in; `None` when it is
+    /// reached through a typedef.
+    pub parent: Option<FieldPath>,
+    /// For an anonymous record named only by a typedef (`typedef struct {..} X;`): that typedef.
+    pub typedef_name: Option<String>,
+    /// `false` for a forward declaration only (opaque handles such as `CUctx_st`).
+    pub complete: bool,
+    /// Layout; zero for an incomplete record.
+    pub size: u64,
+    pub align: u64,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub packed: bool,
+    pub fields: Vec<Field>,
+    /// Every explicit alignment on the record or on one of its own fields, per language mode.
+    pub explicit_alignments: Vec<ExplicitAlignment>,
+    pub doc: Option<String>,
+}
+
+/// A (record, member) pair naming where an anonymous record sits.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FieldPath {
+    pub record: String,
+    pub field: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Field {
+    /// The member name, or `_anonN` (N counts anonymous members of this record) when the member
+    /// itself is unnamed.
+    pub name: String,
+    /// The member has no name in C; its own members are reachable from the parent directly.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub anonymous: bool,
+    pub ty: Type,
+    /// Offset from the start of the record, in bits.
+    pub offset_bits: u64,
+    /// Width of a bitfield.
+    pub bit_width: Option<u32>,
+    /// Size and alignment of the field's type in bytes (for a bitfield: of its declared type).
+    pub size: u64,
+    pub align: u64,
+    pub doc: Option<String>,
+}
+
+/// What an explicit alignment attribute is attached to.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AlignmentTarget {
+    Record { record: String },
+    Field { record: String, field: String },
+    Typedef { typedef: String },
+}
+
+/// How an explicit alignment was spelled in the source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum AlignmentSpelling {
+    /// C++11 `alignas(N)` (or C23 `alignas`).
+    #[serde(rename = "alignas")]
+    Alignas,
+    /// C11 `_Alignas(N)`.
+    #[serde(rename = "_Alignas")]
+    CAlignas,
+    /// GNU `__attribute__((aligned(N)))`.
+    #[serde(rename = "__attribute__((aligned))")]
+    GnuAligned,
+    /// MSVC `__declspec(align(N))`.
+    #[serde(rename = "__declspec(align)")]
+    Declspec,
+}
+
+impl AlignmentSpelling {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlignmentSpelling::Alignas => "alignas",
+            AlignmentSpelling::CAlignas => "_Alignas",
+            AlignmentSpelling::GnuAligned => "__attribute__((aligned))",
+            AlignmentSpelling::Declspec => "__declspec(align)",
+        }
+    }
+}
+
+/// One explicit alignment attribute seen in one language mode.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ExplicitAlignment {
+    pub target: AlignmentTarget,
+    pub spelling: AlignmentSpelling,
+    /// The requested alignment in bytes.
+    pub value: u64,
+    pub mode: LanguageMode,
+}
+
+/// An enum with its constants in declaration order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Enum {
+    /// The tag (`CUresult_enum`), or the typedef name for an untagged enum.
+    pub name: String,
+    /// Typedefs naming this enum, e.g. `["CUresult"]`.
+    pub typedef_names: Vec<String>,
+    pub underlying: Primitive,
+    pub constants: Vec<EnumConstant>,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnumConstant {
+    pub name: String,
+    pub value: i128,
+    pub doc: Option<String>,
+}
+
+/// A typedef. Alignment attributes on it are listed in [`Typedef::explicit_alignments`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Typedef {
+    pub name: String,
+    pub ty: Type,
+    /// Size and alignment of the named type in bytes (0 for void, functions, incomplete types).
+    pub size: u64,
+    pub align: u64,
+    pub explicit_alignments: Vec<ExplicitAlignment>,
+    pub doc: Option<String>,
+}
+
+/// An object-like macro that evaluates to a constant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Constant {
+    pub name: String,
+    pub ty: Type,
+    pub value: ConstantValue,
+    /// The macro body as written, tokens joined by single spaces.
+    pub expr: String,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum ConstantValue {
+    Int(i128),
+    Float(f64),
+    Str(String),
+}
+
+impl Api {
+    pub fn record(&self, name: &str) -> Option<&Record> {
+        self.records
+            .binary_search_by(|r| r.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.records[i])
+    }
+
+    pub fn typedef(&self, name: &str) -> Option<&Typedef> {
+        self.typedefs
+            .binary_search_by(|t| t.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.typedefs[i])
+    }
+
+    pub fn enumeration(&self, name: &str) -> Option<&Enum> {
+        self.enums
+            .binary_search_by(|e| e.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.enums[i])
+    }
+
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions
+            .binary_search_by(|f| f.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.functions[i])
+    }
+
+    /// Sorts every top-level list by name, the order the JSON form promises.
+    pub fn sort(&mut self) {
+        self.functions.sort_by(|a, b| a.name.cmp(&b.name));
+        self.records.sort_by(|a, b| a.name.cmp(&b.name));
+        self.enums.sort_by(|a, b| a.name.cmp(&b.name));
+        self.typedefs.sort_by(|a, b| a.name.cmp(&b.name));
+        self.constants.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+
+    /// The deterministic JSON form (pretty, `\n` line endings, trailing newline).
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("IR serialises");
+        text.push('\n');
+        text
+    }
+
+    pub fn from_json(text: &str) -> Result<Api, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
+/// A file an emitter produces: a path relative to the output folder and its full contents.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct OutputFile {
+    /// Relative, `/`-separated.
+    pub path: String,
+    pub contents: String,
+}
