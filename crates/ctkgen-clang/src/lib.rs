@@ -1,1 +1,342 @@
-//! placeholder
+//! Reads a CUDA driver header with libclang into the ctkgen model.
+//!
+//! This crate is the only code that touches libclang (through clang-sys, loaded at run time).
+//! The header is read once per language mode (C11 and C++17 by default) against pinned
+//! stand-ins for the system headers and an explicit target triple, so the result does not
+//! depend on the host. Any clang error is fatal, and the modes must agree on every layout.
+
+mod build;
+mod libclang;
+mod macros;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use ctkgen_ir as ir;
+use ir::LanguageMode;
+use sha2::{Digest, Sha256};
+
+pub use build::clean_comment;
+
+/// How to read a header.
+#[derive(Debug, Clone)]
+pub struct ParseOptions {
+    /// The libclang shared library to load.
+    pub libclang: PathBuf,
+    /// Target triple, e.g. `x86_64-unknown-linux-gnu`.
+    pub target: String,
+    /// Modes to read the header in; the first one's declarations become the model.
+    pub modes: Vec<LanguageMode>,
+    /// The folder of pinned stand-ins for `stdlib.h`, `stdint.h` and `stddef.h`.
+    pub system_include_dir: PathBuf,
+    /// Extra `-I` folders (the CTK's include folder).
+    pub include_dirs: Vec<PathBuf>,
+    /// `cudaTypedefs.h`, read for the `PFN_*_v<N>` versions of each function.
+    pub typedefs_header: Option<PathBuf>,
+    /// The CTK release, recorded in the provenance.
+    pub ctk: Option<String>,
+}
+
+pub const DEFAULT_TARGET: &str = "x86_64-unknown-linux-gnu";
+pub const SUPPORTED_TARGETS: [&str; 2] = ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"];
+
+impl ParseOptions {
+    pub fn new(libclang: PathBuf, system_include_dir: PathBuf) -> ParseOptions {
+        ParseOptions {
+            libclang,
+            target: DEFAULT_TARGET.to_string(),
+            modes: vec![LanguageMode::C11, LanguageMode::Cxx17],
+            system_include_dir,
+            include_dirs: Vec::new(),
+            typedefs_header: None,
+            ctk: None,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("cannot read header {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("cannot load libclang from {0}")]
+    Load(String),
+    #[error("{path}: libclang could not parse the header: {message}")]
+    Clang { path: String, message: String },
+    #[error("{location}: error: {message} (read as {mode})")]
+    Diagnostic { location: String, message: String, mode: LanguageMode },
+    #[error("language mode {0} compiles alignment specifiers out; read headers as c11, c17, c++11 or c++17")]
+    ModeDropsAlignment(LanguageMode),
+    #[error("{location}: an alignment attribute is compiled out when read as {mode}")]
+    AlignmentCompiledOut { location: String, mode: LanguageMode },
+    #[error("unsupported target {0}; supported: x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu")]
+    Target(String),
+    #[error("no language mode given")]
+    NoMode,
+    #[error("{location}: unsupported construct: {what}")]
+    Unsupported { location: String, what: String },
+    #[error("{location}: libclang gives no layout for {name} (code {code})")]
+    Layout { location: String, name: String, code: i64 },
+    #[error("{name}: layout differs between {first} and {second}: {detail}")]
+    ModesDisagree { name: String, first: LanguageMode, second: LanguageMode, detail: String },
+}
+
+/// The libclang version string, once the library is loaded.
+pub fn libclang_version(libclang: &Path) -> Result<String, ParseError> {
+    libclang::ensure_loaded(libclang).map_err(ParseError::Load)?;
+    Ok(libclang::clang_version())
+}
+
+/// Reads `header` in every mode of `options` and returns the checked model.
+pub fn parse_header(header: &Path, options: &ParseOptions) -> Result<ir::Api, ParseError> {
+    let display = header.display().to_string();
+    let bytes = std::fs::read(header).map_err(|source| ParseError::Read { path: display.clone(), source })?;
+    if !SUPPORTED_TARGETS.contains(&options.target.as_str()) {
+        return Err(ParseError::Target(options.target.clone()));
+    }
+    let Some(&primary_mode) = options.modes.first() else { return Err(ParseError::NoMode) };
+    if let Some(mode) = options.modes.iter().find(|m| !m.has_alignment_specifier()) {
+        return Err(ParseError::ModeDropsAlignment(*mode));
+    }
+    libclang::ensure_loaded(&options.libclang).map_err(ParseError::Load)?;
+
+    let mut models = Vec::new();
+    for &mode in &options.modes {
+        models.push((mode, read_mode(header, options, mode)?));
+    }
+    let (_, primary) = &models[0];
+    for (mode, other) in &models[1..] {
+        compare_layouts(primary, primary_mode, other, *mode)?;
+    }
+
+    let mut models = models.into_iter();
+    let (_, mut model) = models.next().expect("one mode at least");
+    // Each mode contributes the alignment spellings it saw.
+    for (_, other) in models {
+        for record in &mut model.records {
+            if let Some(o) = other.records.iter().find(|r| r.name == record.name) {
+                record.explicit_alignments.extend(o.explicit_alignments.iter().cloned());
+                record.explicit_alignments.sort();
+            }
+        }
+        for typedef in &mut model.typedefs {
+            if let Some(o) = other.typedefs.iter().find(|t| t.name == typedef.name) {
+                typedef.explicit_alignments.extend(o.explicit_alignments.iter().cloned());
+                typedef.explicit_alignments.sort();
+            }
+        }
+    }
+
+    let header_name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone());
+    let mut api = assemble(model);
+    api.provenance = ir::Provenance {
+        header: header_name,
+        header_sha256: format!("{:x}", Sha256::digest(&bytes)),
+        ctk: options.ctk.clone(),
+        cuda_version: api.constants.iter().find(|c| c.name == "CUDA_VERSION").and_then(|c| match c.value {
+            ir::ConstantValue::Int(v) => u32::try_from(v).ok(),
+            _ => None,
+        }),
+        target: options.target.clone(),
+        language_modes: options.modes.clone(),
+        libclang_version: libclang::clang_version(),
+    };
+    api.sort();
+    Ok(api)
+}
+
+fn read_mode(header: &Path, options: &ParseOptions, mode: LanguageMode) -> Result<build::ModeModel, ParseError> {
+    let display = header.display().to_string();
+    let mut args = vec![
+        "-x".to_string(),
+        if mode.is_cxx() { "c++" } else { "c" }.to_string(),
+        format!("-std={}", mode.std_flag()),
+        format!("--target={}", options.target),
+        // Only the pinned stand-ins: the host's C library and clang's resource headers must
+        // not influence the parse.
+        "-nostdinc".to_string(),
+        "-nostdinc++".to_string(),
+        "-isystem".to_string(),
+        options.system_include_dir.display().to_string(),
+        "-fno-ms-extensions".to_string(),
+    ];
+    for dir in &options.include_dirs {
+        args.push(format!("-I{}", dir.display()));
+    }
+    if let Some(dir) = header.parent() {
+        args.push(format!("-I{}", if dir.as_os_str().is_empty() { Path::new(".") } else { dir }.display()));
+    }
+    // cudaTypedefs.h includes cuda.h, so reading it covers both files in one parse.
+    let main_file = options.typedefs_header.as_deref().unwrap_or(header);
+    let index = libclang::Index::new();
+    let tu = libclang::TranslationUnit::parse(&index, main_file, &args)
+        .map_err(|message| ParseError::Clang { path: display.clone(), message })?;
+    let diagnostics = tu.diagnostics();
+    if let Some(d) = diagnostics.iter().find(|d| d.severity >= clang_sys::CXDiagnostic_Error) {
+        let file = Path::new(&d.file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let location = if file.is_empty() { display.clone() } else { format!("{file}:{}:{}", d.line, d.column) };
+        return Err(ParseError::Diagnostic { location, message: d.message.clone(), mode });
+    }
+    let builder = build::Builder::new(&tu, mode, header, options.typedefs_header.as_deref(), &options.system_include_dir);
+    let mut model = builder.build()?;
+    check_skipped_alignments(&tu, header, &model, mode)?;
+    model.per_thread_macros = per_thread_renames(&tu, header);
+    Ok(model)
+}
+
+/// An alignment attribute inside an inactive `#if` branch of a record that has no alignment
+/// in this mode means the mode silently drops it.
+fn check_skipped_alignments(
+    tu: &libclang::TranslationUnit,
+    header: &Path,
+    model: &build::ModeModel,
+    mode: LanguageMode,
+) -> Result<(), ParseError> {
+    let main = build::canonical(header);
+    for range in tu.skipped_ranges() {
+        let (file, line, column) = range.start().spelling();
+        if build::canonical(Path::new(&file)) != main {
+            continue;
+        }
+        let tokens = tu.tokens(range);
+        if !tokens.iter().any(|t| matches!(t.as_str(), "alignas" | "_Alignas" | "aligned" | "__aligned__")) {
+            continue;
+        }
+        let (start, end) = (range.start().offset(), range.end().offset());
+        let enclosing = model
+            .record_spans
+            .iter()
+            .filter(|(s, e, _)| *s <= start && end <= *e)
+            .min_by_key(|(s, e, _)| e - s)
+            .map(|(_, _, name)| name);
+        let aligned = enclosing
+            .and_then(|name| model.records.iter().find(|r| &r.name == name))
+            .is_some_and(|r| !r.explicit_alignments.is_empty());
+        if enclosing.is_some() && !aligned {
+            let name = Path::new(&file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file);
+            return Err(ParseError::AlignmentCompiledOut { location: format!("{name}:{line}:{column}"), mode });
+        }
+    }
+    Ok(())
+}
+
+/// The per-thread-default-stream renames sit in a branch that is inactive unless the user asks
+/// for that stream mode; they are read from the skipped source so every function learns its
+/// per-thread symbol.
+fn per_thread_renames(tu: &libclang::TranslationUnit, header: &Path) -> Vec<build::MacroDef> {
+    let main = build::canonical(header);
+    let mut out = Vec::new();
+    for range in tu.skipped_ranges() {
+        let (file, _, _) = range.start().spelling();
+        if build::canonical(Path::new(&file)) != main {
+            continue;
+        }
+        let tokens = tu.tokens(range);
+        for window in tokens.windows(6) {
+            if window[0] == "define" && matches!(window[2].as_str(), "__CUDA_API_PTDS" | "__CUDA_API_PTSZ") && window[3] == "(" && window[5] == ")" {
+                out.push(build::MacroDef { name: window[1].clone(), body: window[2..].to_vec(), doc: None });
+            }
+        }
+    }
+    out
+}
+
+fn compare_layouts(
+    a: &build::ModeModel,
+    mode_a: LanguageMode,
+    b: &build::ModeModel,
+    mode_b: LanguageMode,
+) -> Result<(), ParseError> {
+    let disagree = |name: &str, detail: String| ParseError::ModesDisagree {
+        name: name.to_string(),
+        first: mode_a,
+        second: mode_b,
+        detail,
+    };
+    for ra in &a.records {
+        let Some(rb) = b.records.iter().find(|r| r.name == ra.name) else {
+            return Err(disagree(&ra.name, format!("declared only in {mode_a}")));
+        };
+        if (ra.size, ra.align, ra.complete) != (rb.size, rb.align, rb.complete) {
+            return Err(disagree(
+                &ra.name,
+                format!("size {} align {} versus size {} align {}", ra.size, ra.align, rb.size, rb.align),
+            ));
+        }
+        let fa: Vec<_> = ra.fields.iter().map(|f| (&f.name, f.offset_bits, f.bit_width, f.size)).collect();
+        let fb: Vec<_> = rb.fields.iter().map(|f| (&f.name, f.offset_bits, f.bit_width, f.size)).collect();
+        if fa != fb {
+            let first = fa.iter().zip(&fb).find(|(x, y)| x != y).map(|(x, _)| x.0.clone()).unwrap_or_default();
+            return Err(disagree(&ra.name, format!("fields differ, first at `{first}`")));
+        }
+    }
+    if let Some(extra) = b.records.iter().find(|r| !a.records.iter().any(|x| x.name == r.name)) {
+        return Err(disagree(&extra.name, format!("declared only in {mode_b}")));
+    }
+    for ta in &a.typedefs {
+        if let Some(tb) = b.typedefs.iter().find(|t| t.name == ta.name) {
+            if (ta.size, ta.align) != (tb.size, tb.align) {
+                return Err(disagree(&ta.name, format!("typedef size/align {}/{} versus {}/{}", ta.size, ta.align, tb.size, tb.align)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Turns one mode's declarations into the model: renames, versions and constants resolved.
+fn assemble(model: build::ModeModel) -> ir::Api {
+    let symbols: BTreeSet<String> = model.functions.iter().map(|f| f.symbol.clone()).collect();
+    let renames = macros::renames(&model.macros, &symbols);
+    let per_thread_renames = macros::renames(&model.per_thread_macros, &symbols);
+    let typedef_names: BTreeSet<String> = model.typedefs.iter().map(|t| t.name.clone()).collect();
+    let constants = macros::constants(&model.macros, &typedef_names);
+
+    let mut functions = model.functions;
+    for f in &mut functions {
+        if let Some(r) = renames.iter().find(|r| r.symbol == f.symbol) {
+            f.name = r.public.clone();
+            f.per_thread_symbol = r.per_thread_suffix.map(|s| format!("{}{s}", f.symbol));
+        }
+        if f.per_thread_symbol.is_none() {
+            if let Some(r) = per_thread_renames.iter().find(|r| r.symbol == f.symbol && r.public == f.name) {
+                f.per_thread_symbol = r.per_thread_suffix.map(|s| format!("{}{s}", f.symbol));
+            }
+        }
+        // The newest PFN typedef whose signature has this arity names the version to ask for;
+        // a rename to another API is looked up under that API's name.
+        let newest = |name: &str, per_thread: bool| {
+            model
+                .pfn_versions
+                .iter()
+                .filter(|p| p.name == name && p.per_thread == per_thread && p.param_count == f.params.len())
+                .map(|p| p.version)
+                .max()
+        };
+        f.lookup_name = if newest(&f.name, false).is_some() || newest(&f.symbol, false).is_none() {
+            f.name.clone()
+        } else {
+            f.symbol.clone()
+        };
+        f.first_version = newest(&f.lookup_name, false);
+        if f.per_thread_symbol.is_some() {
+            f.per_thread_first_version = newest(&f.lookup_name, true);
+        }
+    }
+
+    ir::Api {
+        format_version: ir::FORMAT_VERSION,
+        provenance: ir::Provenance {
+            header: String::new(),
+            header_sha256: String::new(),
+            ctk: None,
+            cuda_version: None,
+            target: String::new(),
+            language_modes: Vec::new(),
+            libclang_version: String::new(),
+        },
+        functions,
+        records: model.records,
+        enums: model.enums,
+        typedefs: model.typedefs,
+        constants,
+    }
+}

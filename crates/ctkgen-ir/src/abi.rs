@@ -104,7 +104,11 @@ pub fn summary(api: &Api) -> String {
     }
     for f in &api.functions {
         let params: Vec<String> = f.params.iter().map(|p| c_decl(api, &p.ty, &p.name)).collect();
-        let version = f.first_version.map(|v| format!(" @{v}")).unwrap_or_default();
+        let version = match f.first_version {
+            Some(v) if f.lookup_name != f.name => format!(" @{}:{v}", f.lookup_name),
+            Some(v) => format!(" @{v}"),
+            None => String::new(),
+        };
         let ptds = match (&f.per_thread_symbol, f.per_thread_first_version) {
             (Some(s), Some(v)) => format!(" ptds={s}@{v}"),
             (Some(s), None) => format!(" ptds={s}"),

@@ -225,6 +225,10 @@ pub struct Function {
     pub name: String,
     /// The symbol the header binds the name to, e.g. `cuCtxCreate_v4`.
     pub symbol: String,
+    /// The name to pass to `cuGetProcAddress` with [`Function::first_version`]. Usually the
+    /// public name; the symbol when the header renames to another API (`cuGraphInstantiate`
+    /// is `cuGraphInstantiateWithFlags`), so the driver never hands out an older signature.
+    pub lookup_name: String,
     /// The per-thread-default-stream symbol (`_ptds` / `_ptsz`), when the header has one.
     pub per_thread_symbol: Option<String>,
     /// The CUDA version to pass to `cuGetProcAddress` for this signature, from the
@@ -392,6 +396,10 @@ pub struct Typedef {
     pub size: u64,
     pub align: u64,
     pub explicit_alignments: Vec<ExplicitAlignment>,
+    /// Declared by a system header (`size_t`, `uint64_t`) rather than the CUDA header; emitters
+    /// map these to their own language's spelling.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub system: bool,
     pub doc: Option<String>,
 }
 

@@ -1,0 +1,683 @@
+//! Walks one translation unit and builds the model's declarations from it.
+// clang-sys keeps libclang's C names for its constants.
+#![allow(non_upper_case_globals)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use clang_sys::*;
+use ctkgen_ir as ir;
+use ir::{AlignmentSpelling, AlignmentTarget, ExplicitAlignment, LanguageMode};
+
+use crate::libclang::{Cursor, TranslationUnit, Type};
+use crate::ParseError;
+
+/// Which file a declaration came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Main,
+    Typedefs,
+    System,
+    Other,
+}
+
+/// A macro definition from the main header: its name and body tokens.
+pub struct MacroDef {
+    pub name: String,
+    pub body: Vec<String>,
+    pub doc: Option<String>,
+}
+
+/// One `PFN_<name>_v<version>` typedef: a signature of `name` introduced in `version`.
+pub struct PfnVersion {
+    pub name: String,
+    pub version: u32,
+    pub per_thread: bool,
+    pub param_count: usize,
+}
+
+/// Everything one language mode yields, before cross-mode checks and macro evaluation.
+pub struct ModeModel {
+    pub functions: Vec<ir::Function>,
+    pub records: Vec<ir::Record>,
+    pub enums: Vec<ir::Enum>,
+    pub typedefs: Vec<ir::Typedef>,
+    pub macros: Vec<MacroDef>,
+    /// Renames that only apply in per-thread-default-stream mode (read from skipped source).
+    pub per_thread_macros: Vec<MacroDef>,
+    /// `PFN_<name>_v<N>[_ptds|_ptsz]` typedefs from the typedef header.
+    pub pfn_versions: Vec<PfnVersion>,
+    /// Record extents in the main header by byte offset, for locating skipped alignments.
+    pub record_spans: Vec<(u32, u32, String)>,
+}
+
+pub struct Builder<'tu> {
+    tu: &'tu TranslationUnit<'tu>,
+    mode: LanguageMode,
+    main: PathBuf,
+    typedefs_header: Option<PathBuf>,
+    system_dir: PathBuf,
+    origin_cache: HashMap<String, Origin>,
+    record_names: HashMap<String, String>,
+    records: BTreeMap<String, ir::Record>,
+    enum_names: HashMap<String, String>,
+    enums: BTreeMap<String, ir::Enum>,
+    /// USR of an untagged record or enum -> the typedef that names it.
+    typedef_of_anonymous: HashMap<String, String>,
+    record_spans: Vec<(u32, u32, String)>,
+}
+
+impl<'tu> Builder<'tu> {
+    pub fn new(
+        tu: &'tu TranslationUnit<'tu>,
+        mode: LanguageMode,
+        main: &Path,
+        typedefs_header: Option<&Path>,
+        system_dir: &Path,
+    ) -> Builder<'tu> {
+        Builder {
+            tu,
+            mode,
+            main: canonical(main),
+            typedefs_header: typedefs_header.map(canonical),
+            system_dir: canonical(system_dir),
+            origin_cache: HashMap::new(),
+            record_names: HashMap::new(),
+            records: BTreeMap::new(),
+            enum_names: HashMap::new(),
+            enums: BTreeMap::new(),
+            typedef_of_anonymous: HashMap::new(),
+            record_spans: Vec::new(),
+        }
+    }
+
+    fn origin(&mut self, cursor: Cursor) -> Origin {
+        let (file, _, _) = cursor.location().spelling();
+        if let Some(origin) = self.origin_cache.get(&file) {
+            return *origin;
+        }
+        let path = canonical(Path::new(&file));
+        let origin = if path == self.main {
+            Origin::Main
+        } else if Some(&path) == self.typedefs_header.as_ref() {
+            Origin::Typedefs
+        } else if path.starts_with(&self.system_dir) {
+            Origin::System
+        } else {
+            Origin::Other
+        };
+        self.origin_cache.insert(file, origin);
+        origin
+    }
+
+    fn where_(&self, cursor: Cursor) -> String {
+        let (file, line, column) = cursor.location().spelling();
+        let name = Path::new(&file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file);
+        format!("{name}:{line}:{column}")
+    }
+
+    pub fn build(mut self) -> Result<ModeModel, ParseError> {
+        let mut decls = Vec::new();
+        flatten(self.tu.cursor(), &mut decls);
+
+        // Untagged records and enums take their typedef's name, so learn those first.
+        for &cursor in &decls {
+            if cursor.kind() == CXCursor_TypedefDecl {
+                let underlying = strip_sugar(cursor.typedef_underlying());
+                if matches!(underlying.kind(), CXType_Record | CXType_Enum) {
+                    let decl = underlying.declaration();
+                    if decl.is_anonymous() {
+                        self.typedef_of_anonymous.entry(decl.usr()).or_insert_with(|| cursor.spelling());
+                    }
+                }
+            }
+        }
+
+        let mut functions: BTreeMap<String, ir::Function> = BTreeMap::new();
+        let mut typedefs: BTreeMap<String, ir::Typedef> = BTreeMap::new();
+        let mut macros = Vec::new();
+        let mut pfn_versions = Vec::new();
+        for &cursor in &decls {
+            let origin = self.origin(cursor);
+            match (cursor.kind(), origin) {
+                (CXCursor_StructDecl | CXCursor_UnionDecl, Origin::Main) => {
+                    if !cursor.is_anonymous() || self.typedef_of_anonymous.contains_key(&cursor.usr()) {
+                        self.record_name(cursor)?;
+                    }
+                }
+                (CXCursor_EnumDecl, Origin::Main) => {
+                    self.enum_name(cursor)?;
+                }
+                (CXCursor_TypedefDecl, Origin::Main | Origin::System) => {
+                    let def = self.typedef(cursor, origin == Origin::System)?;
+                    typedefs.entry(def.name.clone()).or_insert(def);
+                }
+                (CXCursor_TypedefDecl, Origin::Typedefs) => {
+                    if let Some((name, version, per_thread)) = pfn_version(&cursor.spelling()) {
+                        let signature = strip_sugar(cursor.typedef_underlying()).pointee();
+                        let param_count = signature.arg_types().len();
+                        pfn_versions.push(PfnVersion { name, version, per_thread, param_count });
+                    }
+                }
+                (CXCursor_FunctionDecl, Origin::Main) => {
+                    let f = self.function(cursor)?;
+                    functions.entry(f.symbol.clone()).or_insert(f);
+                }
+                (CXCursor_MacroDefinition, Origin::Main) => {
+                    if !cursor.is_macro_function_like() {
+                        let mut tokens = self.tu.tokens(cursor.extent());
+                        if !tokens.is_empty() {
+                            let name = tokens.remove(0);
+                            macros.push(MacroDef { name, body: tokens, doc: None });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        // System typedefs are kept only when the CUDA header uses them.
+        let used: std::collections::BTreeSet<String> =
+            used_typedef_names(&typedefs, &functions, &self.records).into_iter().map(str::to_string).collect();
+        typedefs.retain(|name, def| !def.system || used.contains(name));
+
+        Ok(ModeModel {
+            functions: functions.into_values().collect(),
+            records: self.records.into_values().collect(),
+            enums: self.enums.into_values().collect(),
+            typedefs: typedefs.into_values().collect(),
+            macros,
+            per_thread_macros: Vec::new(),
+            pfn_versions,
+            record_spans: self.record_spans,
+        })
+    }
+
+    /// Registers (once) and returns the model name of a record declaration.
+    fn record_name(&mut self, decl: Cursor) -> Result<String, ParseError> {
+        let usr = decl.usr();
+        if let Some(name) = self.record_names.get(&usr) {
+            return Ok(name.clone());
+        }
+        let (name, typedef_name) = match self.typedef_of_anonymous.get(&usr) {
+            Some(typedef) if decl.is_anonymous() => (typedef.clone(), Some(typedef.clone())),
+            _ if decl.is_anonymous() => {
+                return Err(ParseError::Unsupported {
+                    location: self.where_(decl),
+                    what: "an untagged record outside any record or typedef".into(),
+                })
+            }
+            _ => (decl.spelling(), None),
+        };
+        self.register_record(decl, name.clone(), typedef_name, None)?;
+        Ok(name)
+    }
+
+    fn register_record(
+        &mut self,
+        decl: Cursor,
+        name: String,
+        typedef_name: Option<String>,
+        parent: Option<ir::FieldPath>,
+    ) -> Result<(), ParseError> {
+        let usr = decl.usr();
+        self.record_names.insert(usr, name.clone());
+        let kind = match decl.kind() {
+            CXCursor_UnionDecl => ir::RecordKind::Union,
+            _ => ir::RecordKind::Struct,
+        };
+        let anonymous = decl.is_anonymous();
+        let Some(def) = decl.definition() else {
+            self.records.insert(
+                name.clone(),
+                ir::Record {
+                    name,
+                    kind,
+                    anonymous,
+                    parent,
+                    typedef_name,
+                    complete: false,
+                    size: 0,
+                    align: 0,
+                    packed: false,
+                    fields: Vec::new(),
+                    explicit_alignments: Vec::new(),
+                    doc: clean_comment(decl.raw_comment()),
+                },
+            );
+            return Ok(());
+        };
+        let ty = def.ty();
+        let (size, align) = (ty.size_of(), ty.align_of());
+        if size < 0 || align <= 0 {
+            return Err(ParseError::Layout { location: self.where_(def), name, code: size.min(align) });
+        }
+        let extent = def.extent();
+        self.record_spans.push((extent.start().offset(), extent.end().offset(), name.clone()));
+
+        let mut explicit = Vec::new();
+        let mut packed = false;
+        for child in def.children() {
+            match child.kind() {
+                CXCursor_AlignedAttr => {
+                    explicit.push(self.alignment(child, def, AlignmentTarget::Record { record: name.clone() })?)
+                }
+                CXCursor_PackedAttr => packed = true,
+                _ => {}
+            }
+        }
+
+        let mut fields = Vec::new();
+        let mut anonymous_members = 0;
+        for field in ty.fields() {
+            let field_ty = field.ty();
+            let inner = innermost(field_ty);
+            let inner_decl = inner.declaration();
+            let member_is_anonymous = field.spelling().is_empty()
+                || (matches!(inner.kind(), CXType_Record) && is_anonymous_member(field, inner_decl));
+            let field_name = if member_is_anonymous {
+                let n = format!("_anon{anonymous_members}");
+                anonymous_members += 1;
+                n
+            } else {
+                field.spelling()
+            };
+            // Untagged records declared inside this one are named after their member.
+            if matches!(inner.kind(), CXType_Record)
+                && inner_decl.is_anonymous()
+                && !self.record_names.contains_key(&inner_decl.usr())
+                && !self.typedef_of_anonymous.contains_key(&inner_decl.usr())
+            {
+                self.register_record(
+                    inner_decl,
+                    format!("{name}__{field_name}"),
+                    None,
+                    Some(ir::FieldPath { record: name.clone(), field: field_name.clone() }),
+                )?;
+            }
+            let offset = field.offset_of_field();
+            if offset < 0 {
+                return Err(ParseError::Layout { location: self.where_(field), name: format!("{name}.{field_name}"), code: offset });
+            }
+            let bit_width = field.is_bitfield().then(|| field.bit_width().max(0) as u32);
+            for child in field.children() {
+                if child.kind() == CXCursor_AlignedAttr {
+                    explicit.push(self.alignment(
+                        child,
+                        field,
+                        AlignmentTarget::Field { record: name.clone(), field: field_name.clone() },
+                    )?);
+                }
+            }
+            fields.push(ir::Field {
+                name: field_name,
+                anonymous: member_is_anonymous,
+                ty: self.convert(field_ty, field)?,
+                offset_bits: offset as u64,
+                bit_width,
+                size: field_ty.size_of().max(0) as u64,
+                align: field_ty.align_of().max(0) as u64,
+                doc: clean_comment(field.raw_comment()),
+            });
+        }
+
+        self.records.insert(
+            name.clone(),
+            ir::Record {
+                name,
+                kind,
+                anonymous,
+                parent,
+                typedef_name,
+                complete: true,
+                size: size as u64,
+                align: align as u64,
+                packed,
+                fields,
+                explicit_alignments: explicit,
+                doc: clean_comment(def.raw_comment()),
+            },
+        );
+        Ok(())
+    }
+
+    /// Reads an alignment attribute: its spelling and value come from the source tokens
+    /// between the attribute and the end of the declaration it sits on.
+    fn alignment(&self, attr: Cursor, owner: Cursor, target: AlignmentTarget) -> Result<ExplicitAlignment, ParseError> {
+        let attr_range = attr.extent();
+        let owner_range = owner.extent();
+        let start = if attr_range.start().offset() <= owner_range.start().offset() { attr_range.start() } else { owner_range.start() };
+        let all = self.tu.tokens(self.tu.range(start, owner_range.end()));
+        parse_alignment_tokens(&all)
+            .map(|(spelling, value)| ExplicitAlignment { target, spelling, value, mode: self.mode })
+            .ok_or_else(|| ParseError::Unsupported {
+                location: self.where_(attr),
+                what: format!("an alignment attribute whose value is not an integer literal ({})", all.join(" ")),
+            })
+    }
+
+    fn enum_name(&mut self, decl: Cursor) -> Result<String, ParseError> {
+        let usr = decl.usr();
+        if let Some(name) = self.enum_names.get(&usr) {
+            return Ok(name.clone());
+        }
+        let def = decl.definition().unwrap_or(decl);
+        let name = if decl.is_anonymous() {
+            match self.typedef_of_anonymous.get(&usr) {
+                Some(t) => t.clone(),
+                None => {
+                    let first = def.children().into_iter().find(|c| c.kind() == CXCursor_EnumConstantDecl);
+                    format!("enum_{}", first.map(|c| c.spelling()).unwrap_or_else(|| "empty".into()))
+                }
+            }
+        } else {
+            decl.spelling()
+        };
+        self.enum_names.insert(usr, name.clone());
+        let underlying = primitive(def.enum_integer_type()).ok_or_else(|| ParseError::Unsupported {
+            location: self.where_(def),
+            what: format!("enum {name} with underlying type {}", def.enum_integer_type().spelling()),
+        })?;
+        let unsigned = !underlying.is_signed_integer() && underlying != ir::Primitive::Char;
+        let constants = def
+            .children()
+            .into_iter()
+            .filter(|c| c.kind() == CXCursor_EnumConstantDecl)
+            .map(|c| ir::EnumConstant {
+                name: c.spelling(),
+                value: if unsigned { c.enum_unsigned_value() } else { c.enum_value() },
+                doc: clean_comment(c.raw_comment()),
+            })
+            .collect();
+        self.enums.insert(
+            name.clone(),
+            ir::Enum { name: name.clone(), typedef_names: Vec::new(), underlying, constants, doc: clean_comment(def.raw_comment()) },
+        );
+        Ok(name)
+    }
+
+    fn typedef(&mut self, cursor: Cursor, system: bool) -> Result<ir::Typedef, ParseError> {
+        let name = cursor.spelling();
+        let underlying = cursor.typedef_underlying();
+        let ty = self.convert(underlying, cursor)?;
+        if let ir::Type::Enum { name: enum_name } = &ty {
+            if let Some(e) = self.enums.get_mut(enum_name) {
+                if !e.typedef_names.contains(&name) {
+                    e.typedef_names.push(name.clone());
+                }
+            }
+        }
+        let mut explicit = Vec::new();
+        for child in cursor.children() {
+            if child.kind() == CXCursor_AlignedAttr {
+                explicit.push(self.alignment(child, cursor, AlignmentTarget::Typedef { typedef: name.clone() })?);
+            }
+        }
+        let own = cursor.ty();
+        Ok(ir::Typedef {
+            name,
+            ty,
+            size: own.size_of().max(0) as u64,
+            align: own.align_of().max(0) as u64,
+            explicit_alignments: explicit,
+            system,
+            doc: clean_comment(cursor.raw_comment()),
+        })
+    }
+
+    fn function(&mut self, cursor: Cursor) -> Result<ir::Function, ParseError> {
+        let symbol = cursor.spelling();
+        let fn_ty = cursor.ty();
+        let arg_types = fn_ty.arg_types();
+        let mut params = Vec::new();
+        for (i, arg_ty) in arg_types.iter().enumerate() {
+            let arg = cursor.argument(i as u32);
+            let name = arg.spelling();
+            params.push(ir::Param {
+                name: if name.is_empty() { format!("arg{i}") } else { name },
+                ty: self.convert(*arg_ty, cursor)?,
+            });
+        }
+        Ok(ir::Function {
+            name: symbol.clone(),
+            lookup_name: symbol.clone(),
+            symbol,
+            per_thread_symbol: None,
+            first_version: None,
+            per_thread_first_version: None,
+            ret: self.convert(cursor.result_type(), cursor)?,
+            params,
+            deprecated: cursor.is_deprecated(),
+            doc: clean_comment(cursor.raw_comment()),
+        })
+    }
+
+    /// Turns a clang type into a model type, keeping typedef names.
+    fn convert(&mut self, ty: Type, at: Cursor) -> Result<ir::Type, ParseError> {
+        let kind = ty.kind();
+        if let Some(p) = primitive(ty) {
+            return Ok(ir::Type::Primitive { name: p });
+        }
+        Ok(match kind {
+            CXType_Void => ir::Type::Void,
+            CXType_Typedef => {
+                let decl = ty.declaration();
+                ir::Type::Typedef { name: decl.spelling() }
+            }
+            CXType_Elaborated => return self.convert(ty.named(), at),
+            CXType_Attributed => return self.convert(ty.modified(), at),
+            CXType_Record => {
+                let decl = ty.declaration();
+                ir::Type::Record { name: self.record_name_in_context(decl)? }
+            }
+            CXType_Enum => ir::Type::Enum { name: self.enum_name(ty.declaration())? },
+            CXType_Pointer => {
+                let pointee = ty.pointee();
+                ir::Type::Pointer { pointee: Box::new(self.convert(pointee, at)?), pointee_const: pointee.is_const() }
+            }
+            CXType_ConstantArray => ir::Type::Array {
+                element: Box::new(self.convert(ty.element(), at)?),
+                len: ty.array_len().max(0) as u64,
+            },
+            CXType_IncompleteArray => ir::Type::Array { element: Box::new(self.convert(ty.element(), at)?), len: 0 },
+            CXType_FunctionProto | CXType_FunctionNoProto => {
+                let mut params = Vec::new();
+                for p in ty.arg_types() {
+                    params.push(self.convert(p, at)?);
+                }
+                ir::Type::Function {
+                    ret: Box::new(self.convert(ty.result(), at)?),
+                    params,
+                    variadic: ty.is_variadic(),
+                }
+            }
+            _ => {
+                let canonical = ty.canonical();
+                if canonical.kind() != kind && canonical.kind() != CXType_Unexposed {
+                    return self.convert(canonical, at);
+                }
+                return Err(ParseError::Unsupported {
+                    location: self.where_(at),
+                    what: format!("type `{}`", ty.spelling()),
+                });
+            }
+        })
+    }
+
+    /// A record reached through a type: tagged ones by tag, untagged ones must already be
+    /// named by their parent member or typedef.
+    fn record_name_in_context(&mut self, decl: Cursor) -> Result<String, ParseError> {
+        if let Some(name) = self.record_names.get(&decl.usr()) {
+            return Ok(name.clone());
+        }
+        self.record_name(decl)
+    }
+}
+
+/// Top-level declarations, looking through `extern "C"` blocks (C++ mode puts everything there).
+fn flatten<'tu>(cursor: Cursor<'tu>, out: &mut Vec<Cursor<'tu>>) {
+    for child in cursor.children() {
+        match child.kind() {
+            CXCursor_LinkageSpec | CXCursor_Namespace | CXCursor_UnexposedDecl => flatten(child, out),
+            _ => out.push(child),
+        }
+    }
+}
+
+fn is_anonymous_member(field: Cursor, decl: Cursor) -> bool {
+    // SAFETY-free check through the record declaration: an anonymous member is an untagged
+    // record whose field carries no name of its own.
+    decl.is_anonymous() && (field.spelling().is_empty() || field.spelling().contains("(anonymous") || field.spelling().contains("(unnamed"))
+}
+
+/// Peels arrays and pointers to find the record a field is built from.
+fn innermost(ty: Type) -> Type {
+    let mut ty = strip_sugar(ty);
+    loop {
+        match ty.kind() {
+            CXType_ConstantArray | CXType_IncompleteArray => ty = strip_sugar(ty.element()),
+            _ => return ty,
+        }
+    }
+}
+
+fn strip_sugar(ty: Type) -> Type {
+    match ty.kind() {
+        CXType_Elaborated => strip_sugar(ty.named()),
+        CXType_Attributed => strip_sugar(ty.modified()),
+        _ => ty,
+    }
+}
+
+fn primitive(ty: Type) -> Option<ir::Primitive> {
+    use ir::Primitive as P;
+    Some(match ty.kind() {
+        CXType_Bool => P::Bool,
+        CXType_Char_S | CXType_Char_U => P::Char,
+        CXType_SChar => P::SignedChar,
+        CXType_UChar => P::UnsignedChar,
+        CXType_Short => P::Short,
+        CXType_UShort => P::UnsignedShort,
+        CXType_Int => P::Int,
+        CXType_UInt => P::UnsignedInt,
+        CXType_Long => P::Long,
+        CXType_ULong => P::UnsignedLong,
+        CXType_LongLong => P::LongLong,
+        CXType_ULongLong => P::UnsignedLongLong,
+        CXType_Int128 => P::Int128,
+        CXType_UInt128 => P::UnsignedInt128,
+        CXType_Float => P::Float,
+        CXType_Double => P::Double,
+        CXType_LongDouble => P::LongDouble,
+        _ => return None,
+    })
+}
+
+/// `alignas ( 64 )`, `_Alignas(64)`, `__attribute__((aligned(64)))`, `__declspec(align(64))`.
+pub fn parse_alignment_tokens(tokens: &[String]) -> Option<(AlignmentSpelling, u64)> {
+    let position = tokens.iter().position(|t| matches!(t.as_str(), "alignas" | "_Alignas" | "aligned" | "__aligned__" | "align"))?;
+    let spelling = match tokens[position].as_str() {
+        "alignas" => AlignmentSpelling::Alignas,
+        "_Alignas" => AlignmentSpelling::CAlignas,
+        "align" => AlignmentSpelling::Declspec,
+        _ => AlignmentSpelling::GnuAligned,
+    };
+    if tokens.get(position + 1).map(String::as_str) != Some("(") {
+        // `__attribute__((aligned))` asks for the target's largest useful alignment.
+        return (spelling == AlignmentSpelling::GnuAligned).then_some((spelling, 16));
+    }
+    let value = parse_integer(tokens.get(position + 2)?)?;
+    (tokens.get(position + 3).map(String::as_str) == Some(")")).then_some((spelling, value))
+}
+
+pub fn parse_integer(token: &str) -> Option<u64> {
+    let digits = token.trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok()
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        u64::from_str_radix(&digits[1..], 8).ok()
+    } else {
+        digits.parse().ok()
+    }
+}
+
+/// `PFN_cuCtxCreate_v12050` -> ("cuCtxCreate", 12050, false); `_ptds`/`_ptsz` set the flag.
+fn pfn_version(name: &str) -> Option<(String, u32, bool)> {
+    let rest = name.strip_prefix("PFN_")?;
+    let (rest, per_thread) = match rest.strip_suffix("_ptds").or_else(|| rest.strip_suffix("_ptsz")) {
+        Some(r) => (r, true),
+        None => (rest, false),
+    };
+    let (base, version) = rest.rsplit_once("_v")?;
+    let version: u32 = version.parse().ok()?;
+    Some((base.to_string(), version, per_thread))
+}
+
+/// Strips comment markers from a Doxygen comment; `None` for an empty one.
+pub fn clean_comment(raw: Option<String>) -> Option<String> {
+    let raw = raw?;
+    let mut lines = Vec::new();
+    for line in raw.lines() {
+        let mut l = line.trim();
+        for prefix in ["/**<", "///<", "/*!<", "/**", "/*!", "///", "//!", "/*"] {
+            if let Some(rest) = l.strip_prefix(prefix) {
+                l = rest;
+                break;
+            }
+        }
+        let l = l.strip_suffix("*/").unwrap_or(l);
+        let l = l.trim_start();
+        let l = l.strip_prefix("* ").or_else(|| l.strip_prefix('*')).unwrap_or(l);
+        lines.push(l.trim_end().to_string());
+    }
+    while lines.first().is_some_and(|l| l.is_empty()) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+fn used_typedef_names<'a>(
+    typedefs: &'a BTreeMap<String, ir::Typedef>,
+    functions: &'a BTreeMap<String, ir::Function>,
+    records: &'a BTreeMap<String, ir::Record>,
+) -> std::collections::BTreeSet<&'a str> {
+    fn walk<'a>(ty: &'a ir::Type, out: &mut Vec<&'a str>) {
+        match ty {
+            ir::Type::Typedef { name } => out.push(name),
+            ir::Type::Pointer { pointee, .. } => walk(pointee, out),
+            ir::Type::Array { element, .. } => walk(element, out),
+            ir::Type::Function { ret, params, .. } => {
+                walk(ret, out);
+                params.iter().for_each(|p| walk(p, out));
+            }
+            _ => {}
+        }
+    }
+    let mut pending = Vec::new();
+    for t in typedefs.values().filter(|t| !t.system) {
+        walk(&t.ty, &mut pending);
+    }
+    for f in functions.values() {
+        walk(&f.ret, &mut pending);
+        f.params.iter().for_each(|p| walk(&p.ty, &mut pending));
+    }
+    for r in records.values() {
+        r.fields.iter().for_each(|f| walk(&f.ty, &mut pending));
+    }
+    let mut used = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if used.insert(name) {
+            if let Some(def) = typedefs.get(name) {
+                walk(&def.ty, &mut pending);
+            }
+        }
+    }
+    used
+}
+
+pub fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}

@@ -1,0 +1,384 @@
+//! The one unsafe boundary: safe wrappers over the libclang calls ctkgen uses.
+//!
+//! Every `CXString` is turned into a `String` and disposed here; nothing outside this module
+//! sees a raw pointer. Cursors and types borrow the translation unit they came from.
+
+use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
+use std::os::raw::{c_char, c_uint, c_void};
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use clang_sys::*;
+
+/// libclang, opened once per process and shared with every thread that parses.
+pub fn ensure_loaded(path: &Path) -> Result<(), String> {
+    static LIBRARY: OnceLock<Mutex<Option<Arc<SharedLibrary>>>> = OnceLock::new();
+    if is_loaded() {
+        return Ok(());
+    }
+    let slot = LIBRARY.get_or_init(|| Mutex::new(None));
+    let mut guard = slot.lock().map_err(|_| "libclang loader lock poisoned".to_string())?;
+    if guard.is_none() {
+        // clang-sys only takes the location from the environment.
+        std::env::set_var("LIBCLANG_PATH", path);
+        let library = load_manually().map_err(|e| format!("{}: {e}", path.display()))?;
+        *guard = Some(Arc::new(library));
+    }
+    set_library(guard.clone());
+    Ok(())
+}
+
+fn take_string(s: CXString) -> String {
+    // SAFETY: `s` is a fresh CXString from libclang; it is read once and disposed once.
+    unsafe {
+        let ptr = clang_getCString(s);
+        let text = if ptr.is_null() { String::new() } else { CStr::from_ptr(ptr).to_string_lossy().into_owned() };
+        clang_disposeString(s);
+        text
+    }
+}
+
+pub fn clang_version() -> String {
+    // SAFETY: no arguments; returns an owned CXString.
+    take_string(unsafe { clang_getClangVersion() })
+}
+
+pub struct Index(CXIndex);
+
+impl Index {
+    pub fn new() -> Index {
+        // SAFETY: plain constructor; disposed in Drop.
+        Index(unsafe { clang_createIndex(0, 0) })
+    }
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        // SAFETY: created by clang_createIndex and disposed once.
+        unsafe { clang_disposeIndex(self.0) }
+    }
+}
+
+/// A diagnostic as plain data.
+pub struct Diagnostic {
+    pub severity: CXDiagnosticSeverity,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+pub struct TranslationUnit<'i> {
+    raw: CXTranslationUnit,
+    _index: PhantomData<&'i Index>,
+}
+
+impl<'i> TranslationUnit<'i> {
+    /// Parses `file` with `args`; `None` when libclang could not even start.
+    pub fn parse(index: &'i Index, file: &Path, args: &[String]) -> Result<TranslationUnit<'i>, String> {
+        let file_c = CString::new(file.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+        let args_c: Vec<CString> = args.iter().map(|a| CString::new(a.as_bytes()).expect("no NUL in args")).collect();
+        let argv: Vec<*const c_char> = args_c.iter().map(|a| a.as_ptr()).collect();
+        let mut raw: CXTranslationUnit = std::ptr::null_mut();
+        let options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_SkipFunctionBodies;
+        // SAFETY: all pointers live across the call; `raw` is written by libclang.
+        let code = unsafe {
+            clang_parseTranslationUnit2(
+                index.0,
+                file_c.as_ptr(),
+                argv.as_ptr(),
+                argv.len() as i32,
+                std::ptr::null_mut(),
+                0,
+                options,
+                &mut raw,
+            )
+        };
+        if code != CXError_Success || raw.is_null() {
+            return Err(format!("libclang could not parse (error code {code})"));
+        }
+        Ok(TranslationUnit { raw, _index: PhantomData })
+    }
+
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        // SAFETY: the TU is alive; each diagnostic is disposed after use.
+        unsafe {
+            for i in 0..clang_getNumDiagnostics(self.raw) {
+                let diag = clang_getDiagnostic(self.raw, i);
+                let location = Location(clang_getDiagnosticLocation(diag));
+                let (file, line, column) = location.spelling();
+                out.push(Diagnostic {
+                    severity: clang_getDiagnosticSeverity(diag),
+                    file,
+                    line,
+                    column,
+                    message: take_string(clang_getDiagnosticSpelling(diag)),
+                });
+                clang_disposeDiagnostic(diag);
+            }
+        }
+        out
+    }
+
+    pub fn cursor(&self) -> Cursor<'_> {
+        // SAFETY: the TU is alive for the cursor's lifetime.
+        Cursor { raw: unsafe { clang_getTranslationUnitCursor(self.raw) }, _tu: PhantomData }
+    }
+
+    /// Spellings of the tokens in `range`.
+    pub fn tokens(&self, range: Range) -> Vec<String> {
+        let mut tokens: *mut CXToken = std::ptr::null_mut();
+        let mut count: c_uint = 0;
+        // SAFETY: tokens are read then disposed with the same TU.
+        unsafe {
+            clang_tokenize(self.raw, range.0, &mut tokens, &mut count);
+            if tokens.is_null() {
+                return Vec::new();
+            }
+            let out = (0..count as usize).map(|i| take_string(clang_getTokenSpelling(self.raw, *tokens.add(i)))).collect();
+            clang_disposeTokens(self.raw, tokens, count);
+            out
+        }
+    }
+
+    /// Ranges the preprocessor skipped (inactive `#if` branches) in every file.
+    pub fn skipped_ranges(&self) -> Vec<Range> {
+        // SAFETY: the list is copied out then disposed.
+        unsafe {
+            let list = clang_getAllSkippedRanges(self.raw);
+            if list.is_null() {
+                return Vec::new();
+            }
+            let ranges = (0..(*list).count as usize).map(|i| Range(*(*list).ranges.add(i))).collect();
+            clang_disposeSourceRangeList(list);
+            ranges
+        }
+    }
+
+    pub fn range(&self, start: Location, end: Location) -> Range {
+        // SAFETY: both locations come from this TU.
+        Range(unsafe { clang_getRange(start.0, end.0) })
+    }
+}
+
+impl Drop for TranslationUnit<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by clang_parseTranslationUnit2 and disposed once.
+        unsafe { clang_disposeTranslationUnit(self.raw) }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Location(CXSourceLocation);
+
+impl Location {
+    /// `(file, line, column)` of the expansion point; file is as clang names it.
+    pub fn spelling(self) -> (String, u32, u32) {
+        let mut file: CXFile = std::ptr::null_mut();
+        let (mut line, mut column, mut offset) = (0, 0, 0);
+        // SAFETY: out-parameters only.
+        unsafe {
+            clang_getExpansionLocation(self.0, &mut file, &mut line, &mut column, &mut offset);
+            let name = if file.is_null() { String::new() } else { take_string(clang_getFileName(file)) };
+            (name, line, column)
+        }
+    }
+
+    pub fn offset(self) -> u32 {
+        let mut offset = 0;
+        // SAFETY: out-parameters only.
+        unsafe { clang_getExpansionLocation(self.0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), &mut offset) };
+        offset
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Range(CXSourceRange);
+
+impl Range {
+    pub fn start(self) -> Location {
+        // SAFETY: plain accessor.
+        Location(unsafe { clang_getRangeStart(self.0) })
+    }
+    pub fn end(self) -> Location {
+        // SAFETY: plain accessor.
+        Location(unsafe { clang_getRangeEnd(self.0) })
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Cursor<'tu> {
+    raw: CXCursor,
+    _tu: PhantomData<&'tu ()>,
+}
+
+impl<'tu> Cursor<'tu> {
+    fn wrap(raw: CXCursor) -> Cursor<'tu> {
+        Cursor { raw, _tu: PhantomData }
+    }
+
+    pub fn kind(self) -> CXCursorKind {
+        // SAFETY: plain accessor on a live cursor (here and in the accessors below).
+        unsafe { clang_getCursorKind(self.raw) }
+    }
+    pub fn spelling(self) -> String {
+        take_string(unsafe { clang_getCursorSpelling(self.raw) })
+    }
+    pub fn usr(self) -> String {
+        take_string(unsafe { clang_getCursorUSR(self.raw) })
+    }
+    pub fn location(self) -> Location {
+        Location(unsafe { clang_getCursorLocation(self.raw) })
+    }
+    pub fn extent(self) -> Range {
+        Range(unsafe { clang_getCursorExtent(self.raw) })
+    }
+    pub fn ty(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_getCursorType(self.raw) })
+    }
+    pub fn definition(self) -> Option<Cursor<'tu>> {
+        let def = unsafe { clang_getCursorDefinition(self.raw) };
+        (unsafe { clang_Cursor_isNull(def) } == 0).then(|| Cursor::wrap(def))
+    }
+    pub fn is_anonymous(self) -> bool {
+        unsafe { clang_Cursor_isAnonymous(self.raw) != 0 }
+    }
+    pub fn is_bitfield(self) -> bool {
+        unsafe { clang_Cursor_isBitField(self.raw) != 0 }
+    }
+    pub fn bit_width(self) -> i32 {
+        unsafe { clang_getFieldDeclBitWidth(self.raw) }
+    }
+    /// Offset of a field from the start of its record, in bits.
+    pub fn offset_of_field(self) -> i64 {
+        unsafe { clang_Cursor_getOffsetOfField(self.raw) }
+    }
+    pub fn typedef_underlying(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_getTypedefDeclUnderlyingType(self.raw) })
+    }
+    pub fn enum_integer_type(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_getEnumDeclIntegerType(self.raw) })
+    }
+    pub fn enum_value(self) -> i128 {
+        let signed = unsafe { clang_getEnumConstantDeclValue(self.raw) };
+        signed as i128
+    }
+    pub fn enum_unsigned_value(self) -> i128 {
+        (unsafe { clang_getEnumConstantDeclUnsignedValue(self.raw) }) as i128
+    }
+    pub fn is_deprecated(self) -> bool {
+        unsafe { clang_getCursorAvailability(self.raw) == CXAvailability_Deprecated }
+    }
+    pub fn is_macro_function_like(self) -> bool {
+        unsafe { clang_Cursor_isMacroFunctionLike(self.raw) != 0 }
+    }
+    pub fn raw_comment(self) -> Option<String> {
+        let text = take_string(unsafe { clang_Cursor_getRawCommentText(self.raw) });
+        (!text.is_empty()).then_some(text)
+    }
+    pub fn argument(self, i: u32) -> Cursor<'tu> {
+        Cursor::wrap(unsafe { clang_Cursor_getArgument(self.raw, i) })
+    }
+    pub fn result_type(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_getCursorResultType(self.raw) })
+    }
+
+    /// Direct children in source order.
+    pub fn children(self) -> Vec<Cursor<'tu>> {
+        extern "C" fn visit(child: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
+            // SAFETY: `data` is the Vec passed below, alive for the whole visit.
+            let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+            out.push(child);
+            CXChildVisit_Continue
+        }
+        let mut raw: Vec<CXCursor> = Vec::new();
+        // SAFETY: the callback only pushes into `raw`.
+        unsafe { clang_visitChildren(self.raw, visit, &mut raw as *mut Vec<CXCursor> as *mut c_void) };
+        raw.into_iter().map(Cursor::wrap).collect()
+    }
+}
+
+impl PartialEq for Cursor<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        // SAFETY: plain comparison.
+        unsafe { clang_equalCursors(self.raw, other.raw) != 0 }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Type<'tu> {
+    raw: CXType,
+    _tu: PhantomData<&'tu ()>,
+}
+
+impl<'tu> Type<'tu> {
+    fn wrap(raw: CXType) -> Type<'tu> {
+        Type { raw, _tu: PhantomData }
+    }
+
+    pub fn kind(self) -> CXTypeKind {
+        self.raw.kind
+    }
+    pub fn spelling(self) -> String {
+        // SAFETY: plain accessor on a live type (here and below).
+        take_string(unsafe { clang_getTypeSpelling(self.raw) })
+    }
+    pub fn canonical(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_getCanonicalType(self.raw) })
+    }
+    pub fn pointee(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_getPointeeType(self.raw) })
+    }
+    pub fn named(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_Type_getNamedType(self.raw) })
+    }
+    pub fn modified(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_Type_getModifiedType(self.raw) })
+    }
+    pub fn element(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_getArrayElementType(self.raw) })
+    }
+    pub fn array_len(self) -> i64 {
+        unsafe { clang_getArraySize(self.raw) }
+    }
+    pub fn is_const(self) -> bool {
+        unsafe { clang_isConstQualifiedType(self.raw) != 0 }
+    }
+    pub fn declaration(self) -> Cursor<'tu> {
+        Cursor::wrap(unsafe { clang_getTypeDeclaration(self.raw) })
+    }
+    pub fn result(self) -> Type<'tu> {
+        Type::wrap(unsafe { clang_getResultType(self.raw) })
+    }
+    pub fn arg_types(self) -> Vec<Type<'tu>> {
+        let n = unsafe { clang_getNumArgTypes(self.raw) };
+        (0..n.max(0) as u32).map(|i| Type::wrap(unsafe { clang_getArgType(self.raw, i) })).collect()
+    }
+    pub fn is_variadic(self) -> bool {
+        unsafe { clang_isFunctionTypeVariadic(self.raw) != 0 }
+    }
+    /// Size in bytes, or a negative `CXTypeLayoutError`.
+    pub fn size_of(self) -> i64 {
+        unsafe { clang_Type_getSizeOf(self.raw) }
+    }
+    pub fn align_of(self) -> i64 {
+        unsafe { clang_Type_getAlignOf(self.raw) }
+    }
+
+    /// The record's fields as the compiler sees them, including the unnamed fields that carry
+    /// anonymous struct and union members (a child walk does not report those).
+    pub fn fields(self) -> Vec<Cursor<'tu>> {
+        extern "C" fn visit(field: CXCursor, data: CXClientData) -> CXVisitorResult {
+            // SAFETY: `data` is the Vec passed below.
+            let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+            out.push(field);
+            CXVisit_Continue
+        }
+        let mut raw: Vec<CXCursor> = Vec::new();
+        // SAFETY: the callback only pushes into `raw`.
+        unsafe { clang_Type_visitFields(self.raw, visit, &mut raw as *mut Vec<CXCursor> as *mut c_void) };
+        raw.into_iter().map(Cursor::wrap).collect()
+    }
+}

@@ -1,0 +1,374 @@
+//! Evaluates object-like macros to typed constants, casts included (`((CUdevice)-1)`), and
+//! recognises the macros that rename functions to versioned symbols.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ctkgen_ir::{Constant, ConstantValue, Primitive, Type};
+
+use crate::build::{parse_integer, MacroDef};
+
+/// A function rename: `#define cuCtxCreate cuCtxCreate_v4` or
+/// `#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)`.
+pub struct Rename {
+    pub public: String,
+    pub symbol: String,
+    /// The per-thread-default-stream suffix the wrapper macro would add, if any.
+    pub per_thread_suffix: Option<&'static str>,
+}
+
+pub fn renames(macros: &[MacroDef], symbols: &BTreeSet<String>) -> Vec<Rename> {
+    let mut out = Vec::new();
+    for m in macros {
+        let body: Vec<&str> = m.body.iter().map(String::as_str).collect();
+        let (symbol, suffix) = match body.as_slice() {
+            [symbol] => (*symbol, None),
+            ["__CUDA_API_PTDS", "(", symbol, ")"] => (*symbol, Some("_ptds")),
+            ["__CUDA_API_PTSZ", "(", symbol, ")"] => (*symbol, Some("_ptsz")),
+            _ => continue,
+        };
+        if symbols.contains(symbol) && (symbol != m.name || suffix.is_some()) {
+            out.push(Rename { public: m.name.clone(), symbol: symbol.to_string(), per_thread_suffix: suffix });
+        }
+    }
+    out
+}
+
+/// Evaluates every macro that is a constant expression; others are left out.
+pub fn constants(macros: &[MacroDef], typedef_names: &BTreeSet<String>) -> Vec<Constant> {
+    let mut known: BTreeMap<String, (ConstantValue, Type)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for m in macros {
+        if m.name.starts_with('_') || m.body.is_empty() {
+            continue;
+        }
+        let mut parser = Parser { tokens: &m.body, pos: 0, known: &known, typedefs: typedef_names };
+        let Some((value, ty)) = parser.expr() else { continue };
+        if parser.pos != m.body.len() {
+            continue;
+        }
+        known.insert(m.name.clone(), (value.clone(), ty.clone()));
+        out.push(Constant { name: m.name.clone(), ty, value, expr: m.body.join(" "), doc: m.doc.clone() });
+    }
+    out
+}
+
+struct Parser<'a> {
+    tokens: &'a [String],
+    pos: usize,
+    known: &'a BTreeMap<String, (ConstantValue, Type)>,
+    typedefs: &'a BTreeSet<String>,
+}
+
+type Value = (ConstantValue, Type);
+
+const BINARY_LEVELS: &[&[&str]] = &[&["|"], &["^"], &["&"], &["<<", ">>"], &["+", "-"], &["*", "/", "%"]];
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&str> {
+        self.tokens.get(self.pos).map(String::as_str)
+    }
+
+    fn eat(&mut self, token: &str) -> bool {
+        if self.peek() == Some(token) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expr(&mut self) -> Option<Value> {
+        self.binary(0)
+    }
+
+    fn binary(&mut self, level: usize) -> Option<Value> {
+        if level == BINARY_LEVELS.len() {
+            return self.unary();
+        }
+        let mut left = self.binary(level + 1)?;
+        while let Some(op) = self.peek().filter(|t| BINARY_LEVELS[level].contains(t)).map(str::to_string) {
+            self.pos += 1;
+            let right = self.binary(level + 1)?;
+            left = apply(&op, left, right)?;
+        }
+        Some(left)
+    }
+
+    fn unary(&mut self) -> Option<Value> {
+        match self.peek()? {
+            "-" => {
+                self.pos += 1;
+                let (v, ty) = self.unary()?;
+                match v {
+                    ConstantValue::Int(i) => Some((ConstantValue::Int(-i), ty)),
+                    ConstantValue::Float(f) => Some((ConstantValue::Float(-f), ty)),
+                    ConstantValue::Str(_) => None,
+                }
+            }
+            "+" => {
+                self.pos += 1;
+                self.unary()
+            }
+            "~" => {
+                self.pos += 1;
+                let (v, ty) = self.unary()?;
+                let ConstantValue::Int(i) = v else { return None };
+                Some((ConstantValue::Int(wrap(!i, &ty)), ty))
+            }
+            "(" => {
+                let save = self.pos;
+                self.pos += 1;
+                if let Some(cast) = self.cast_type() {
+                    if self.eat(")") {
+                        let (v, _) = self.unary()?;
+                        return Some((convert(v, &cast)?, cast));
+                    }
+                }
+                self.pos = save + 1;
+                let inner = self.expr()?;
+                self.eat(")").then_some(inner)
+            }
+            _ => self.primary(),
+        }
+    }
+
+    /// A type name inside a cast: a typedef or builtin words, then any number of `*`.
+    fn cast_type(&mut self) -> Option<Type> {
+        let start = self.pos;
+        let mut words = Vec::new();
+        while let Some(t) = self.peek() {
+            if matches!(t, "unsigned" | "signed" | "int" | "long" | "short" | "char" | "void" | "float" | "double" | "const") {
+                words.push(t.to_string());
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        let mut ty = if words.is_empty() {
+            let name = self.peek()?.to_string();
+            if !self.typedefs.contains(&name) {
+                self.pos = start;
+                return None;
+            }
+            self.pos += 1;
+            Type::Typedef { name }
+        } else {
+            words.retain(|w| w != "const");
+            match builtin(&words) {
+                Some(ty) => ty,
+                None => {
+                    self.pos = start;
+                    return None;
+                }
+            }
+        };
+        while self.eat("*") {
+            ty = Type::Pointer { pointee: Box::new(ty), pointee_const: false };
+        }
+        Some(ty)
+    }
+
+    fn primary(&mut self) -> Option<Value> {
+        let token = self.peek()?.to_string();
+        self.pos += 1;
+        if let Some(value) = self.known.get(&token) {
+            return Some(value.clone());
+        }
+        if token.starts_with('"') {
+            let text = token.trim_matches('"').to_string();
+            let ty = Type::Pointer { pointee: Box::new(Type::Primitive { name: Primitive::Char }), pointee_const: true };
+            return Some((ConstantValue::Str(text), ty));
+        }
+        if token.starts_with(|c: char| c.is_ascii_digit()) {
+            return literal(&token);
+        }
+        None
+    }
+}
+
+fn builtin(words: &[String]) -> Option<Type> {
+    let joined = words.join(" ");
+    let p = match joined.as_str() {
+        "void" => return Some(Type::Void),
+        "char" => Primitive::Char,
+        "signed char" => Primitive::SignedChar,
+        "unsigned char" => Primitive::UnsignedChar,
+        "short" | "short int" | "signed short" => Primitive::Short,
+        "unsigned short" | "unsigned short int" => Primitive::UnsignedShort,
+        "int" | "signed" | "signed int" => Primitive::Int,
+        "unsigned" | "unsigned int" => Primitive::UnsignedInt,
+        "long" | "long int" | "signed long" => Primitive::Long,
+        "unsigned long" | "unsigned long int" => Primitive::UnsignedLong,
+        "long long" | "long long int" | "signed long long" => Primitive::LongLong,
+        "unsigned long long" | "unsigned long long int" => Primitive::UnsignedLongLong,
+        "float" => Primitive::Float,
+        "double" => Primitive::Double,
+        _ => return None,
+    };
+    Some(Type::Primitive { name: p })
+}
+
+/// An integer or floating literal with C's typing rules for suffixes and size.
+fn literal(token: &str) -> Option<Value> {
+    let lower = token.to_ascii_lowercase();
+    let is_hex = lower.starts_with("0x");
+    if !is_hex && (lower.contains('.') || lower.contains('e')) {
+        let (digits, p) = match lower.strip_suffix('f') {
+            Some(d) => (d, Primitive::Float),
+            None => (lower.trim_end_matches('l'), Primitive::Double),
+        };
+        let v: f64 = digits.parse().ok()?;
+        return Some((ConstantValue::Float(v), Type::Primitive { name: p }));
+    }
+    let value = parse_integer(token)? as i128;
+    let suffix: String = lower.chars().rev().take_while(|c| *c == 'u' || *c == 'l').collect();
+    let unsigned = suffix.contains('u');
+    let longs = suffix.matches('l').count();
+    let candidates: &[Primitive] = match (unsigned, longs, is_hex || token.starts_with('0') && token.len() > 1) {
+        (false, 0, false) => &[Primitive::Int, Primitive::Long],
+        (false, 0, true) => &[Primitive::Int, Primitive::UnsignedInt, Primitive::Long, Primitive::UnsignedLong],
+        (true, 0, _) => &[Primitive::UnsignedInt, Primitive::UnsignedLong],
+        (false, 1, false) => &[Primitive::Long],
+        (false, 1, true) => &[Primitive::Long, Primitive::UnsignedLong],
+        (true, 1, _) => &[Primitive::UnsignedLong],
+        (false, _, false) => &[Primitive::LongLong],
+        (false, _, true) => &[Primitive::LongLong, Primitive::UnsignedLongLong],
+        (true, _, _) => &[Primitive::UnsignedLongLong],
+    };
+    let p = candidates.iter().copied().find(|p| fits(value, *p))?;
+    Some((ConstantValue::Int(value), Type::Primitive { name: p }))
+}
+
+fn fits(value: i128, p: Primitive) -> bool {
+    let bits = p.layout().0 * 8;
+    if p.is_signed_integer() {
+        value >= -(1i128 << (bits - 1)) && value < (1i128 << (bits - 1))
+    } else {
+        value >= 0 && value < (1i128 << bits)
+    }
+}
+
+/// Wraps an integer to the width and signedness of a primitive type, as C arithmetic does.
+fn wrap(value: i128, ty: &Type) -> i128 {
+    let Type::Primitive { name } = ty else { return value };
+    if name.is_float() {
+        return value;
+    }
+    let bits = name.layout().0 * 8;
+    let mask = (1i128 << bits) - 1;
+    let v = value & mask;
+    if name.is_signed_integer() && v >= (1i128 << (bits - 1)) {
+        v - (1i128 << bits)
+    } else {
+        v
+    }
+}
+
+fn convert(value: ConstantValue, to: &Type) -> Option<ConstantValue> {
+    Some(match (value, to) {
+        (ConstantValue::Int(i), Type::Primitive { name }) if name.is_float() => ConstantValue::Float(i as f64),
+        (ConstantValue::Int(i), ty) => ConstantValue::Int(wrap(i, ty)),
+        (ConstantValue::Float(f), Type::Primitive { name }) if !name.is_float() => ConstantValue::Int(f as i128),
+        (v, _) => v,
+    })
+}
+
+fn apply(op: &str, (a, ta): Value, (b, tb): Value) -> Option<Value> {
+    let ty = wider(&ta, &tb);
+    match (a, b) {
+        (ConstantValue::Int(x), ConstantValue::Int(y)) => {
+            let v = match op {
+                "|" => x | y,
+                "^" => x ^ y,
+                "&" => x & y,
+                "<<" => x.checked_shl(u32::try_from(y).ok()?)?,
+                ">>" => x.checked_shr(u32::try_from(y).ok()?)?,
+                "+" => x.checked_add(y)?,
+                "-" => x.checked_sub(y)?,
+                "*" => x.checked_mul(y)?,
+                "/" => x.checked_div(y)?,
+                "%" => x.checked_rem(y)?,
+                _ => return None,
+            };
+            Some((ConstantValue::Int(wrap(v, &ty)), ty))
+        }
+        (ConstantValue::Float(x), ConstantValue::Float(y)) => {
+            let v = match op {
+                "+" => x + y,
+                "-" => x - y,
+                "*" => x * y,
+                "/" => x / y,
+                _ => return None,
+            };
+            Some((ConstantValue::Float(v), ty))
+        }
+        _ => None,
+    }
+}
+
+/// The usual arithmetic conversions, enough for header constants.
+fn wider(a: &Type, b: &Type) -> Type {
+    match (a, b) {
+        (Type::Primitive { name: x }, Type::Primitive { name: y }) => {
+            let rank = |p: &Primitive| (p.is_float(), p.layout().0, !p.is_signed_integer());
+            if rank(x) >= rank(y) {
+                a.clone()
+            } else {
+                b.clone()
+            }
+        }
+        (Type::Primitive { .. }, _) => b.clone(),
+        _ => a.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(body: &str, typedefs: &[&str]) -> Option<Constant> {
+        let macros = vec![MacroDef { name: "X".into(), body: tokenize(body), doc: None }];
+        let names = typedefs.iter().map(|s| s.to_string()).collect();
+        constants(&macros, &names).pop()
+    }
+
+    fn tokenize(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut current = String::new();
+        for c in text.chars() {
+            if c.is_alphanumeric() || c == '_' || c == '.' {
+                current.push(c);
+            } else {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                if !c.is_whitespace() {
+                    out.push(c.to_string());
+                }
+            }
+        }
+        if !current.is_empty() {
+            out.push(current);
+        }
+        out
+    }
+
+    #[test]
+    fn casts_keep_their_type() {
+        let c = eval("((CUdevice)-1)", &["CUdevice"]).unwrap();
+        assert_eq!(c.value, ConstantValue::Int(-1));
+        assert_eq!(c.ty, Type::Typedef { name: "CUdevice".into() });
+        let c = eval("((void*)0x01)", &[]).unwrap();
+        assert_eq!(c.value, ConstantValue::Int(1));
+        assert!(matches!(c.ty, Type::Pointer { .. }));
+    }
+
+    #[test]
+    fn literal_typing_follows_c() {
+        assert_eq!(eval("0xFFFFFFFF", &[]).unwrap().ty, Type::Primitive { name: Primitive::UnsignedInt });
+        assert_eq!(eval("2147483648", &[]).unwrap().ty, Type::Primitive { name: Primitive::Long });
+        assert_eq!(eval("1ULL << 63", &[]).unwrap().value, ConstantValue::Int(1i128 << 63));
+        assert_eq!(eval("~0U", &[]).unwrap().value, ConstantValue::Int(0xFFFF_FFFF));
+        assert!(eval("foo(1)", &[]).is_none());
+    }
+}
