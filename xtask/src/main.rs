@@ -1,1 +1,320 @@
-fn main() {}
+//! `cargo xtask`: the ctkgen command line. A thin layer over the `ctkgen` pipeline crate.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use ctkgen::{HeaderSource, Languages, ReadOptions, Workspace};
+use ctkgen_ir::LanguageMode;
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Generate CUDA driver bindings from cuda.h")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print or save the intermediate model of one header.
+    Ir(IrArgs),
+    /// Write the Cython package and/or the Rust -sys crate for one or every CTK.
+    Generate(GenerateArgs),
+    /// Fetch, list or refresh the CTK headers.
+    #[command(subcommand)]
+    Headers(HeadersCommand),
+    /// Write the C file of static layout assertions (the gcc oracle) for one header.
+    Oracle(OracleArgs),
+}
+
+/// Where the header comes from: exactly one of these.
+#[derive(Args, Clone)]
+#[group(multiple = false)]
+struct SourceArgs {
+    /// A CTK from headers/ctk.toml: `13.1` (newest patch) or `12.8.1` (exact).
+    #[arg(long)]
+    ctk: Option<String>,
+    /// An installed toolkit (also read from CUDA_HOME when nothing else is given).
+    #[arg(long)]
+    cuda_home: Option<PathBuf>,
+    /// Any header file.
+    #[arg(long)]
+    header: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    fn source(&self) -> Result<HeaderSource> {
+        if let Some(ctk) = &self.ctk {
+            Ok(HeaderSource::Ctk(ctk.clone()))
+        } else if let Some(header) = &self.header {
+            Ok(HeaderSource::Header(header.clone()))
+        } else if let Some(dir) = self.cuda_home.clone().or_else(|| std::env::var_os("CUDA_HOME").map(PathBuf::from)) {
+            Ok(HeaderSource::CudaHome(dir))
+        } else {
+            bail!("give --ctk VERSION, --header FILE or --cuda-home DIR (or set CUDA_HOME)")
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+struct ReadArgs {
+    /// Target triple for layouts.
+    #[arg(long, default_value = ctkgen_clang::DEFAULT_TARGET)]
+    target: String,
+    /// Language modes to read the header in, comma-separated; all must agree.
+    #[arg(long, value_delimiter = ',', default_value = "c11,c++17")]
+    std: Vec<String>,
+}
+
+impl ReadArgs {
+    fn options(&self) -> Result<ReadOptions> {
+        let modes = self
+            .std
+            .iter()
+            .map(|s| LanguageMode::parse(s).with_context(|| format!("unknown language mode {s}; known: c99, c11, c17, c++03, c++11, c++17")))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ReadOptions { target: self.target.clone(), modes })
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum IrFormat {
+    Json,
+    Abi,
+}
+
+#[derive(Args)]
+struct IrArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+    #[arg(long, value_enum, default_value = "json")]
+    format: IrFormat,
+    /// Write to this file instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Lang {
+    Cython,
+    Rust,
+    All,
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    /// A CTK from headers/ctk.toml.
+    #[arg(long, conflicts_with_all = ["all", "header", "cuda_home"])]
+    ctk: Option<String>,
+    /// Every CTK in the catalogue (newest patch of each minor), in parallel.
+    #[arg(long)]
+    all: bool,
+    /// Any header file.
+    #[arg(long)]
+    header: Option<PathBuf>,
+    /// An installed toolkit.
+    #[arg(long)]
+    cuda_home: Option<PathBuf>,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Output folder (with --all: the parent of one folder per CTK). Default: target/ctkgen/.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "all")]
+    lang: Lang,
+    /// Name of the generated Python package.
+    #[arg(long, default_value = "ctkgen_cuda")]
+    python_package: String,
+    /// Compare with the existing output instead of writing; exit 1 when anything differs.
+    #[arg(long)]
+    check: bool,
+    /// Store over-aligned records inline in Python objects, as legacy bindings do. Only for
+    /// the negative-control tests: the result is knowingly broken.
+    #[arg(long, hide = true)]
+    legacy_inline_layout: bool,
+}
+
+#[derive(Subcommand)]
+enum HeadersCommand {
+    /// Download and verify headers into the cache.
+    Fetch {
+        #[arg(long, conflicts_with = "all")]
+        ctk: Option<String>,
+        #[arg(long)]
+        all: bool,
+    },
+    /// List the catalogue.
+    List,
+    /// Rebuild headers/ctk.toml from the cuda-toolkit meta-package on the package index.
+    Refresh,
+}
+
+#[derive(Args)]
+struct OracleArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+fn workspace() -> Workspace {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf();
+    Workspace::new(root)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            let chain: Vec<String> = error.chain().map(|e| e.to_string()).collect();
+            eprintln!("error: {}", chain.join(": "));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let ws = workspace();
+    match cli.command {
+        Command::Ir(args) => {
+            let headers = ctkgen::resolve_headers(&ws, &args.source.source()?)?;
+            let api = ctkgen::read_api(&ws, &headers, &args.read.options()?)?;
+            let text = match args.format {
+                IrFormat::Json => api.to_json(),
+                IrFormat::Abi => ctkgen_ir::abi::summary(&api),
+            };
+            emit_text(args.output.as_deref(), &text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Oracle(args) => {
+            let headers = ctkgen::resolve_headers(&ws, &args.source.source()?)?;
+            let api = ctkgen::read_api(&ws, &headers, &args.read.options()?)?;
+            let name = headers.main_header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            emit_text(args.output.as_deref(), &ctkgen::oracle::c_source(&api, &name))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Headers(command) => headers(&ws, command),
+        Command::Generate(args) => generate(&ws, args),
+    }
+}
+
+fn emit_text(output: Option<&Path>, text: &str) -> Result<()> {
+    match output {
+        Some(path) => {
+            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let mut tmp = tempfile_in(dir)?;
+            std::io::Write::write_all(&mut tmp, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+            tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+fn tempfile_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
+    tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))
+}
+
+fn headers(ws: &Workspace, command: HeadersCommand) -> Result<ExitCode> {
+    let catalogue = ws.catalogue()?;
+    match command {
+        HeadersCommand::Fetch { ctk, all } => {
+            let releases = match (ctk, all) {
+                (Some(q), false) => vec![catalogue.resolve(&q)?],
+                (None, true) => catalogue.newest_per_minor(),
+                _ => bail!("give --ctk VERSION or --all"),
+            };
+            for release in releases {
+                let set = ctkgen_headers::fetch(release, &ws.cache)?;
+                println!("{} {}", release.ctk, set.include_dir.display());
+            }
+        }
+        HeadersCommand::List => {
+            for release in &catalogue.releases {
+                println!("{} {}=={}", release.ctk, release.package, release.wheel_version);
+            }
+        }
+        HeadersCommand::Refresh => {
+            let pip = ctkgen_headers::Pip::from_env();
+            ctkgen_headers::refresh_catalogue(&ws.catalogue_path(), &pip, &mut |line| eprintln!("{line}"))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
+    let languages = match args.lang {
+        Lang::Cython => Languages::Cython,
+        Lang::Rust => Languages::Rust,
+        Lang::All => Languages::All,
+    };
+    let read = args.read.options()?;
+    let sources: Vec<HeaderSource> = if args.all {
+        ws.catalogue()?.newest_per_minor().into_iter().map(|r| HeaderSource::Ctk(r.ctk.clone())).collect()
+    } else if let Some(ctk) = &args.ctk {
+        vec![HeaderSource::Ctk(ctk.clone())]
+    } else if let Some(header) = &args.header {
+        vec![HeaderSource::Header(header.clone())]
+    } else if let Some(dir) = args.cuda_home.clone().or_else(|| std::env::var_os("CUDA_HOME").map(PathBuf::from)) {
+        vec![HeaderSource::CudaHome(dir)]
+    } else {
+        bail!("give --ctk VERSION, --all, --header FILE or --cuda-home DIR");
+    };
+
+    let mut stale = false;
+    for source in sources {
+        let headers = ctkgen::resolve_headers(ws, &source)?;
+        let label = ctkgen::source_label(&headers);
+        let command = match &source {
+            HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
+            HeaderSource::Header(p) => format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy()),
+            HeaderSource::CudaHome(_) => format!("cargo xtask generate --cuda-home <CUDA {label}>"),
+        };
+        let api = ctkgen::read_api(ws, &headers, &read).with_context(|| format!("reading {label}"))?;
+        let options = ctkgen::GenerateOptions {
+            languages,
+            python_package: args.python_package.clone(),
+            legacy_inline_layout: args.legacy_inline_layout,
+            command,
+        };
+        let files = ctkgen::emit(&api, &headers, &options).with_context(|| format!("generating {label}"))?;
+        let out = match (&args.out, args.all) {
+            (Some(dir), true) => dir.join(&label),
+            (Some(dir), false) => dir.clone(),
+            (None, _) => ws.default_output(&label),
+        };
+        if args.check {
+            let staleness = ctkgen::check_tree(&out, &files)?;
+            for (path, diff) in &staleness.changed {
+                println!("stale: {path}\n{diff}");
+            }
+            for path in &staleness.missing {
+                println!("missing: {path}");
+            }
+            for path in &staleness.extra {
+                println!("not generated: {path}");
+            }
+            stale |= !staleness.is_fresh();
+            if staleness.is_fresh() {
+                println!("{label}: {} is fresh", out.display());
+            }
+        } else {
+            let summary = ctkgen::write_tree(&out, &files)?;
+            println!(
+                "{label}: {} files in {} ({} written, {} unchanged, {} removed)",
+                files.len(),
+                out.display(),
+                summary.written.len(),
+                summary.unchanged,
+                summary.removed.len()
+            );
+        }
+    }
+    Ok(if stale { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

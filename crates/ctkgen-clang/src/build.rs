@@ -24,6 +24,8 @@ pub enum Origin {
 /// A macro definition from the main header: its name and body tokens.
 pub struct MacroDef {
     pub name: String,
+    /// Byte offset of the definition in the header.
+    pub offset: u32,
     pub body: Vec<String>,
     pub doc: Option<String>,
 }
@@ -168,7 +170,8 @@ impl<'tu> Builder<'tu> {
                         let mut tokens = self.tu.tokens(cursor.extent());
                         if !tokens.is_empty() {
                             let name = tokens.remove(0);
-                            macros.push(MacroDef { name, body: tokens, doc: None });
+                            let offset = cursor.extent().start().offset();
+                            macros.push(MacroDef { name, offset, body: tokens, doc: None });
                         }
                     }
                 }
@@ -282,15 +285,18 @@ impl<'tu> Builder<'tu> {
             } else {
                 field.spelling()
             };
-            // Untagged records declared inside this one are named after their member.
+            // Records declared inside this one remember the member they came with: C++ scopes
+            // them to this record, and untagged ones are named after that member.
             if matches!(inner.kind(), CXType_Record)
-                && inner_decl.is_anonymous()
                 && !self.record_names.contains_key(&inner_decl.usr())
                 && !self.typedef_of_anonymous.contains_key(&inner_decl.usr())
+                && (inner_decl.is_anonymous() || inner_decl.lexical_parent() == def)
             {
+                let nested_name =
+                    if inner_decl.is_anonymous() { format!("{name}__{field_name}") } else { inner_decl.spelling() };
                 self.register_record(
                     inner_decl,
-                    format!("{name}__{field_name}"),
+                    nested_name,
                     None,
                     Some(ir::FieldPath { record: name.clone(), field: field_name.clone() }),
                 )?;

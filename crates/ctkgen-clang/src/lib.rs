@@ -179,6 +179,7 @@ fn read_mode(header: &Path, options: &ParseOptions, mode: LanguageMode) -> Resul
     let builder = build::Builder::new(&tu, mode, header, options.typedefs_header.as_deref(), &options.system_include_dir);
     let mut model = builder.build()?;
     check_skipped_alignments(&tu, header, &model, mode)?;
+    drop_undefined_macros(&tu, header, &mut model)?;
     model.per_thread_macros = per_thread_renames(&tu, header);
     Ok(model)
 }
@@ -219,6 +220,36 @@ fn check_skipped_alignments(
     Ok(())
 }
 
+/// Removes macros that an active `#undef` later in the header takes back: they do not exist
+/// for code that includes the header.
+fn drop_undefined_macros(tu: &libclang::TranslationUnit, header: &Path, model: &mut build::ModeModel) -> Result<(), ParseError> {
+    let text = std::fs::read(header).map_err(|source| ParseError::Read { path: header.display().to_string(), source })?;
+    let main = build::canonical(header);
+    let skipped: Vec<(u32, u32)> = tu
+        .skipped_ranges()
+        .into_iter()
+        .filter(|r| build::canonical(Path::new(&r.start().spelling().0)) == main)
+        .map(|r| (r.start().offset(), r.end().offset()))
+        .collect();
+    let mut undefs: Vec<(String, u32)> = Vec::new();
+    let mut offset = 0u32;
+    for line in text.split(|b| *b == b'\n') {
+        let trimmed = String::from_utf8_lossy(line);
+        let t = trimmed.trim_start();
+        if let Some(rest) = t.strip_prefix('#') {
+            if let Some(name) = rest.trim_start().strip_prefix("undef") {
+                let name = name.trim().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or_default();
+                if !name.is_empty() && !skipped.iter().any(|(s, e)| *s <= offset && offset <= *e) {
+                    undefs.push((name.to_string(), offset));
+                }
+            }
+        }
+        offset += line.len() as u32 + 1;
+    }
+    model.macros.retain(|m| !undefs.iter().any(|(name, at)| name == &m.name && *at > m.offset));
+    Ok(())
+}
+
 /// The per-thread-default-stream renames sit in a branch that is inactive unless the user asks
 /// for that stream mode; they are read from the skipped source so every function learns its
 /// per-thread symbol.
@@ -233,7 +264,7 @@ fn per_thread_renames(tu: &libclang::TranslationUnit, header: &Path) -> Vec<buil
         let tokens = tu.tokens(range);
         for window in tokens.windows(6) {
             if window[0] == "define" && matches!(window[2].as_str(), "__CUDA_API_PTDS" | "__CUDA_API_PTSZ") && window[3] == "(" && window[5] == ")" {
-                out.push(build::MacroDef { name: window[1].clone(), body: window[2..].to_vec(), doc: None });
+                out.push(build::MacroDef { name: window[1].clone(), offset: 0, body: window[2..].to_vec(), doc: None });
             }
         }
     }

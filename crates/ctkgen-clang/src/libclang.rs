@@ -242,6 +242,9 @@ impl<'tu> Cursor<'tu> {
         let def = unsafe { clang_getCursorDefinition(self.raw) };
         (unsafe { clang_Cursor_isNull(def) } == 0).then(|| Cursor::wrap(def))
     }
+    pub fn lexical_parent(self) -> Cursor<'tu> {
+        Cursor::wrap(unsafe { clang_getCursorLexicalParent(self.raw) })
+    }
     pub fn is_anonymous(self) -> bool {
         unsafe { clang_Cursor_isAnonymous(self.raw) != 0 }
     }

@@ -327,7 +327,7 @@ mod tests {
     use super::*;
 
     fn eval(body: &str, typedefs: &[&str]) -> Option<Constant> {
-        let macros = vec![MacroDef { name: "X".into(), body: tokenize(body), doc: None }];
+        let macros = vec![MacroDef { name: "X".into(), offset: 0, body: tokenize(body), doc: None }];
         let names = typedefs.iter().map(|s| s.to_string()).collect();
         constants(&macros, &names).pop()
     }

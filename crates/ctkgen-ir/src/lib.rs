@@ -277,8 +277,8 @@ pub struct Record {
     /// its parent member or typedef.
     #[serde(default, skip_serializing_if = "is_false")]
     pub anonymous: bool,
-    /// For an anonymous record: the record and member it is declared in; `None` when it is
-    /// reached through a typedef.
+    /// For a record declared inside another (tagged or not): the record and member it is
+    /// declared with. C++ scopes such a tag to its parent, so portable code reaches it from there.
     pub parent: Option<FieldPath>,
     /// For an anonymous record named only by a typedef (`typedef struct {..} X;`): that typedef.
     pub typedef_name: Option<String>,

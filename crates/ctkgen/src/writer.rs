@@ -1,0 +1,241 @@
+//! Writes an output tree so that a reader always sees either the old tree or the new one.
+//!
+//! The new tree is staged beside the output folder (unchanged files are hard links to the old
+//! ones, so only changed files get new contents and timestamps), then swapped in with one
+//! atomic `renameat2(RENAME_EXCHANGE)`. A lock file serialises concurrent runs. A run killed at
+//! any point leaves the previous tree whole; its staging folder is removed by the next run.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ctkgen_ir::OutputFile;
+use walkdir::WalkDir;
+
+use crate::PipelineError;
+
+/// What a write did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct WriteSummary {
+    pub written: Vec<String>,
+    pub unchanged: usize,
+    pub removed: Vec<String>,
+}
+
+impl WriteSummary {
+    pub fn changed(&self) -> bool {
+        !self.written.is_empty() || !self.removed.is_empty()
+    }
+}
+
+/// Files that differ between an output tree and what generation would write.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Staleness {
+    /// `(path, unified diff)` for files whose contents differ.
+    pub changed: Vec<(String, String)>,
+    pub missing: Vec<String>,
+    pub extra: Vec<String>,
+}
+
+impl Staleness {
+    pub fn is_fresh(&self) -> bool {
+        self.changed.is_empty() && self.missing.is_empty() && self.extra.is_empty()
+    }
+}
+
+fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> PipelineError + '_ {
+    move |source| PipelineError::Write { path: path.to_path_buf(), source }
+}
+
+/// Reads every file under `dir` as `relative path -> bytes`.
+fn read_tree(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, PipelineError> {
+    let mut out = BTreeMap::new();
+    if !dir.exists() {
+        return Ok(out);
+    }
+    for entry in WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| PipelineError::Read { path: dir.to_path_buf(), source: e.into() })?;
+        if entry.file_type().is_file() {
+            let rel = entry.path().strip_prefix(dir).expect("walk stays under dir");
+            let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            let bytes = fs::read(entry.path()).map_err(|source| PipelineError::Read { path: entry.path().to_path_buf(), source })?;
+            out.insert(rel, bytes);
+        }
+    }
+    Ok(out)
+}
+
+/// Compares `files` with the tree at `dir` without touching it.
+pub fn check_tree(dir: &Path, files: &[OutputFile]) -> Result<Staleness, PipelineError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(PipelineError::OutputNotFolder { path: dir.to_path_buf() });
+    }
+    let mut existing = read_tree(dir)?;
+    let mut staleness = Staleness::default();
+    for file in files {
+        match existing.remove(&file.path) {
+            None => staleness.missing.push(file.path.clone()),
+            Some(bytes) if bytes != file.contents.as_bytes() => {
+                let old = String::from_utf8_lossy(&bytes);
+                let diff = similar::TextDiff::from_lines(old.as_ref(), file.contents.as_str())
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&format!("a/{}", file.path), &format!("b/{}", file.path))
+                    .to_string();
+                staleness.changed.push((file.path.clone(), diff));
+            }
+            Some(_) => {}
+        }
+    }
+    staleness.extra = existing.into_keys().collect();
+    Ok(staleness)
+}
+
+/// Makes `dir` hold exactly `files`, atomically, rewriting only files whose bytes changed.
+pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, PipelineError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(PipelineError::OutputNotFolder { path: dir.to_path_buf() });
+    }
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(write_err(&parent))?;
+
+    let lock_path = parent.join(format!(".{name}.lock"));
+    let lock_file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(write_err(&lock_path))?;
+    let mut lock = fd_lock::RwLock::new(lock_file);
+    // A second run waits for the first instead of interleaving with it.
+    let _guard = lock.write().map_err(write_err(&lock_path))?;
+
+    remove_stale_staging(&parent, &name);
+
+    let existing = read_tree(dir)?;
+    let mut summary = WriteSummary::default();
+    for file in files {
+        match existing.get(&file.path) {
+            Some(bytes) if bytes == file.contents.as_bytes() => summary.unchanged += 1,
+            _ => summary.written.push(file.path.clone()),
+        }
+    }
+    summary.removed = existing.keys().filter(|k| !files.iter().any(|f| &f.path == *k)).cloned().collect();
+    if dir.exists() && !summary.changed() {
+        return Ok(summary);
+    }
+
+    let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(write_err(&staging))?;
+    }
+    fs::create_dir(&staging).map_err(write_err(&staging))?;
+    let staged = stage(&staging, dir, files, &existing);
+    if let Err(e) = staged {
+        let _ = fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+
+    if dir.exists() {
+        rustix::fs::renameat_with(rustix::fs::CWD, &staging, rustix::fs::CWD, dir, rustix::fs::RenameFlags::EXCHANGE)
+            .map_err(|e| PipelineError::Write { path: dir.to_path_buf(), source: e.into() })?;
+        // `staging` now holds the previous tree.
+        fs::remove_dir_all(&staging).map_err(write_err(&staging))?;
+    } else {
+        fs::rename(&staging, dir).map_err(write_err(dir))?;
+    }
+    sync_dir(&parent);
+    Ok(summary)
+}
+
+fn stage(staging: &Path, old_dir: &Path, files: &[OutputFile], existing: &BTreeMap<String, Vec<u8>>) -> Result<(), PipelineError> {
+    for file in files {
+        let target = staging.join(&file.path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(write_err(parent))?;
+        }
+        let unchanged = existing.get(&file.path).is_some_and(|b| b == file.contents.as_bytes());
+        if unchanged && fs::hard_link(old_dir.join(&file.path), &target).is_ok() {
+            continue;
+        }
+        let mut out = fs::File::create(&target).map_err(write_err(&target))?;
+        out.write_all(file.contents.as_bytes()).map_err(write_err(&target))?;
+        out.sync_all().map_err(write_err(&target))?;
+    }
+    Ok(())
+}
+
+/// Staging folders left by killed runs (the lock is held, so none is in use).
+fn remove_stale_staging(parent: &Path, name: &str) {
+    let prefix = format!(".{name}.staging-");
+    if let Ok(entries) = fs::read_dir(parent) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+fn sync_dir(dir: &Path) {
+    if let Ok(f) = fs::File::open(dir) {
+        let _ = f.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, contents: &str) -> OutputFile {
+        OutputFile { path: path.into(), contents: contents.into() }
+    }
+
+    #[test]
+    fn rewrites_only_changed_files_and_removes_extras() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let first = write_tree(&out, &[file("a.txt", "a"), file("sub/b.txt", "b"), file("c.txt", "c")]).unwrap();
+        assert_eq!(first.written.len(), 3);
+        let inode = |p: &str| std::os::unix::fs::MetadataExt::ino(&fs::metadata(out.join(p)).unwrap());
+        let a_before = inode("a.txt");
+        let second = write_tree(&out, &[file("a.txt", "a"), file("sub/b.txt", "B")]).unwrap();
+        assert_eq!(second.written, vec!["sub/b.txt".to_string()]);
+        assert_eq!(second.removed, vec!["c.txt".to_string()]);
+        assert_eq!(inode("a.txt"), a_before, "unchanged file keeps its inode");
+        assert_eq!(fs::read_to_string(out.join("sub/b.txt")).unwrap(), "B");
+        assert!(!out.join("c.txt").exists());
+        let third = write_tree(&out, &[file("a.txt", "a"), file("sub/b.txt", "B")]).unwrap();
+        assert!(!third.changed());
+        let leftovers: Vec<_> = fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert!(leftovers.iter().all(|n| !n.to_string_lossy().contains("staging")), "{leftovers:?}");
+    }
+
+    #[test]
+    fn check_reports_one_edited_byte() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let files = vec![file("a.txt", "line one\nline two\n")];
+        write_tree(&out, &files).unwrap();
+        assert!(check_tree(&out, &files).unwrap().is_fresh());
+        fs::write(out.join("a.txt"), "line one\nline twO\n").unwrap();
+        let stale = check_tree(&out, &files).unwrap();
+        assert_eq!(stale.changed.len(), 1);
+        assert!(stale.changed[0].1.contains("-line twO"));
+    }
+
+    #[test]
+    fn output_path_that_is_a_file_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        fs::write(&out, "not a folder").unwrap();
+        let err = write_tree(&out, &[file("a.txt", "a")]).unwrap_err();
+        assert!(err.to_string().contains("is not a folder"), "{err}");
+        assert_eq!(fs::read_to_string(&out).unwrap(), "not a folder");
+    }
+}
