@@ -1,0 +1,214 @@
+//! The verified header cache and [`fetch`].
+//!
+//! Layout under the cache root:
+//! - `ctk/<ctk>/include/<header>`: verified headers, each put in place by an atomic rename;
+//! - `wheels/`: short-lived download folders, one per fetch;
+//! - `locks/`: one lock file per CTK, so concurrent fetches take turns;
+//! - `libclang/<version>/`: see [`crate::locate_libclang`].
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::cuda_home::read_cuda_version;
+use crate::hash::{sha256_bytes, sha256_file};
+use crate::wheel::Wheel;
+use crate::{HeadersError, Pip, Release, MAIN_HEADER, TYPEDEFS_HEADER};
+
+/// A folder that keeps downloaded headers and libclang between runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+/// Headers ready to parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderSet {
+    pub include_dir: PathBuf,
+    /// `cuda.h`.
+    pub main_header: PathBuf,
+    /// `cudaTypedefs.h`, when the release has one.
+    pub typedefs_header: Option<PathBuf>,
+    /// CTK release, e.g. `13.1.0`.
+    pub ctk: Option<String>,
+    /// The header's `CUDA_VERSION`, e.g. `13010`.
+    pub cuda_version: Option<u32>,
+}
+
+impl Cache {
+    pub fn new(root: PathBuf) -> Cache {
+        Cache { root }
+    }
+
+    /// `$CTKGEN_CACHE`, or `<workspace>/.ctkgen-cache`.
+    pub fn default_root(workspace_root: &Path) -> PathBuf {
+        match std::env::var_os("CTKGEN_CACHE") {
+            Some(root) if !root.is_empty() => PathBuf::from(root),
+            _ => workspace_root.join(".ctkgen-cache"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where the verified headers of `ctk` live.
+    pub fn include_dir(&self, ctk: &str) -> PathBuf {
+        self.root.join("ctk").join(ctk).join("include")
+    }
+
+    /// Creates (if needed) and returns a folder under the root.
+    pub(crate) fn dir(&self, relative: &Path) -> Result<PathBuf, HeadersError> {
+        let dir = self.root.join(relative);
+        fs::create_dir_all(&dir).map_err(|source| unwritable(&dir, source))?;
+        Ok(dir)
+    }
+
+    /// Runs `work` while holding the lock named `name`; other processes and threads wait.
+    pub(crate) fn with_lock<T>(
+        &self,
+        name: &str,
+        work: impl FnOnce() -> Result<T, HeadersError>,
+    ) -> Result<T, HeadersError> {
+        let path = self.dir(Path::new("locks"))?.join(format!("{name}.lock"));
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| unwritable(&path, source))?;
+        let mut lock = fd_lock::RwLock::new(file);
+        let _guard = lock.write().map_err(|source| HeadersError::Lock {
+            path: path.clone(),
+            source,
+        })?;
+        work()
+    }
+}
+
+/// The headers of `release`, from the cache when they are there and intact, else downloaded
+/// through `pip` (found via `$CTKGEN_PYTHON` or `python3`).
+pub fn fetch(release: &Release, cache: &Cache) -> Result<HeaderSet, HeadersError> {
+    fetch_with(release, cache, &Pip::from_env())
+}
+
+/// [`fetch`] with an explicit way to run pip.
+pub fn fetch_with(release: &Release, cache: &Cache, pip: &Pip) -> Result<HeaderSet, HeadersError> {
+    release
+        .check()
+        .map_err(|(_, reason)| HeadersError::InvalidRelease {
+            ctk: release.ctk.clone(),
+            reason,
+        })?;
+    let include_dir = cache.include_dir(&release.ctk);
+    if cached_headers_intact(&include_dir, release) {
+        return header_set(&include_dir, release);
+    }
+    cache.with_lock(&format!("ctk-{}", release.ctk), || {
+        // Another process may have finished the same fetch while this one waited.
+        if !cached_headers_intact(&include_dir, release) {
+            download_and_install(release, cache, pip, &include_dir)?;
+        }
+        header_set(&include_dir, release)
+    })
+}
+
+/// True when every header of the release is in the cache with the catalogued hash.
+fn cached_headers_intact(include_dir: &Path, release: &Release) -> bool {
+    release.headers.iter().all(|(name, expected)| {
+        fs::read(include_dir.join(name)).is_ok_and(|bytes| &sha256_bytes(&bytes) == expected)
+    })
+}
+
+fn download_and_install(
+    release: &Release,
+    cache: &Cache,
+    pip: &Pip,
+    include_dir: &Path,
+) -> Result<(), HeadersError> {
+    let wheels_dir = cache.dir(Path::new("wheels"))?;
+    let download = tempfile::Builder::new()
+        .prefix(".download-")
+        .tempdir_in(&wheels_dir)
+        .map_err(|source| unwritable(&wheels_dir, source))?;
+    let requirement = format!("{}=={}", release.package, release.wheel_version);
+    let wheel_path =
+        pip.download_wheel(&requirement, &release.wheel_platforms(), download.path())?;
+
+    let wheel_sha256 = sha256_file(&wheel_path)?;
+    if wheel_sha256 != release.wheel_sha256 {
+        return Err(HeadersError::HashMismatch {
+            file: wheel_path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            expected: release.wheel_sha256.clone(),
+            actual: wheel_sha256,
+        });
+    }
+
+    // Every header is read and checked before any is written, so a bad wheel never replaces a
+    // good cached file.
+    let mut wheel = Wheel::open(&wheel_path)?;
+    let mut checked = Vec::with_capacity(release.headers.len());
+    for (name, expected) in &release.headers {
+        let member = format!("{}/{name}", release.include_dir);
+        let bytes = wheel.read_small(&member)?;
+        let actual = sha256_bytes(&bytes);
+        if &actual != expected {
+            return Err(HeadersError::HashMismatch {
+                file: format!("{member} in {}", release.wheel_file),
+                expected: expected.clone(),
+                actual,
+            });
+        }
+        checked.push((name, bytes));
+    }
+
+    fs::create_dir_all(include_dir).map_err(|source| unwritable(include_dir, source))?;
+    // Staged next to the destination, so the final renames stay on one file system.
+    let ctk_dir = include_dir.parent().unwrap_or(include_dir);
+    let staging = tempfile::Builder::new()
+        .prefix(".staging-")
+        .tempdir_in(ctk_dir)
+        .map_err(|source| unwritable(ctk_dir, source))?;
+    for (name, bytes) in &checked {
+        let staged = staging.path().join(name);
+        write_synced(&staged, bytes).map_err(|source| unwritable(&staged, source))?;
+    }
+    for (name, _) in &checked {
+        let target = include_dir.join(name);
+        fs::rename(staging.path().join(name), &target)
+            .map_err(|source| unwritable(&target, source))?;
+    }
+    Ok(())
+}
+
+fn header_set(include_dir: &Path, release: &Release) -> Result<HeaderSet, HeadersError> {
+    let main_header = include_dir.join(MAIN_HEADER);
+    let cuda_version = read_cuda_version(&main_header)?;
+    Ok(HeaderSet {
+        include_dir: include_dir.to_path_buf(),
+        main_header,
+        typedefs_header: release
+            .headers
+            .contains_key(TYPEDEFS_HEADER)
+            .then(|| include_dir.join(TYPEDEFS_HEADER)),
+        ctk: Some(release.ctk.clone()),
+        cuda_version,
+    })
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = File::create(path)?;
+    io::Write::write_all(&mut file, bytes)?;
+    file.sync_all()
+}
+
+pub(crate) fn unwritable(path: &Path, source: io::Error) -> HeadersError {
+    HeadersError::UnwritableCache {
+        path: path.to_path_buf(),
+        source,
+    }
+}

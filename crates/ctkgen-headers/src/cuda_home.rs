@@ -1,0 +1,95 @@
+//! Headers of an installed CUDA Toolkit (`$CUDA_HOME`), used instead of the catalogue.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::{HeaderSet, HeadersError, MAIN_HEADER, TYPEDEFS_HEADER};
+
+/// Reads `<dir>/include/cuda.h` (and `cudaTypedefs.h` when present). The release number comes
+/// from the toolkit's `version.json` when it has one; `CUDA_VERSION` from the header itself.
+pub fn from_cuda_home(dir: &Path) -> Result<HeaderSet, HeadersError> {
+    let include_dir = dir.join("include");
+    let main_header = include_dir.join(MAIN_HEADER);
+    if !main_header.is_file() {
+        return Err(HeadersError::MissingHeader {
+            dir: include_dir,
+            header: MAIN_HEADER.to_string(),
+        });
+    }
+    let typedefs_header = include_dir.join(TYPEDEFS_HEADER);
+    Ok(HeaderSet {
+        cuda_version: read_cuda_version(&main_header)?,
+        ctk: read_toolkit_release(&dir.join("version.json"))?,
+        typedefs_header: typedefs_header.is_file().then_some(typedefs_header),
+        main_header,
+        include_dir,
+    })
+}
+
+/// The value of `#define CUDA_VERSION N`, or `None` when the header has no such line.
+pub(crate) fn read_cuda_version(header: &Path) -> Result<Option<u32>, HeadersError> {
+    let bytes = std::fs::read(header).map_err(|source| HeadersError::Read {
+        path: header.to_path_buf(),
+        source,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    for line in text.lines() {
+        let Some(directive) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = directive.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        if words.next() != Some("CUDA_VERSION") {
+            continue;
+        }
+        let value = words.next().unwrap_or("");
+        return value
+            .parse::<u32>()
+            .map(Some)
+            .map_err(|_| HeadersError::MalformedFile {
+                path: header.to_path_buf(),
+                what: "CUDA_VERSION".to_string(),
+                detail: format!("{value:?} is not a number"),
+            });
+    }
+    Ok(None)
+}
+
+#[derive(Deserialize)]
+struct VersionJson {
+    cuda: VersionJsonEntry,
+}
+
+#[derive(Deserialize)]
+struct VersionJsonEntry {
+    version: String,
+}
+
+/// `cuda.version` of the toolkit's `version.json` (e.g. `12.8.1`), normalized to three parts.
+fn read_toolkit_release(path: &Path) -> Result<Option<String>, HeadersError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(HeadersError::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let malformed = |detail: String| HeadersError::MalformedFile {
+        path: path.to_path_buf(),
+        what: "toolkit version".to_string(),
+        detail,
+    };
+    let parsed: VersionJson =
+        serde_json::from_str(&text).map_err(|error| malformed(error.to_string()))?;
+    let parts: Vec<&str> = parsed.cuda.version.split('.').collect();
+    let release = parts.iter().take(3).copied().collect::<Vec<_>>().join(".");
+    crate::catalogue::normalize_ctk(&release)
+        .map(Some)
+        .ok_or_else(|| malformed(format!("{:?} is not a version", parsed.cuda.version)))
+}
