@@ -67,6 +67,14 @@ pub struct Builder<'tu> {
     /// USR of an untagged record or enum -> the typedef that names it.
     typedef_of_anonymous: HashMap<String, String>,
     record_spans: Vec<(u32, u32, String)>,
+    /// Every macro in the translation unit, for reading attributes spelled through macros.
+    macro_table: HashMap<String, MacroBody>,
+}
+
+/// A macro's parameters (`None` when object-like) and body tokens.
+struct MacroBody {
+    params: Option<Vec<String>>,
+    body: Vec<String>,
 }
 
 impl<'tu> Builder<'tu> {
@@ -90,6 +98,7 @@ impl<'tu> Builder<'tu> {
             enums: BTreeMap::new(),
             typedef_of_anonymous: HashMap::new(),
             record_spans: Vec::new(),
+            macro_table: HashMap::new(),
         }
     }
 
@@ -121,6 +130,22 @@ impl<'tu> Builder<'tu> {
     pub fn build(mut self) -> Result<ModeModel, ParseError> {
         let mut decls = Vec::new();
         flatten(self.tu.cursor(), &mut decls);
+
+        for &cursor in &decls {
+            if cursor.kind() == CXCursor_MacroDefinition {
+                let tokens = self.tu.tokens(cursor.extent());
+                if let Some((name, rest)) = tokens.split_first() {
+                    let body = if cursor.is_macro_function_like() {
+                        let close = rest.iter().position(|t| t == ")").unwrap_or(0);
+                        let params = rest.get(1..close).unwrap_or_default().iter().filter(|t| *t != ",").cloned().collect();
+                        MacroBody { params: Some(params), body: rest.get(close + 1..).unwrap_or_default().to_vec() }
+                    } else {
+                        MacroBody { params: None, body: rest.to_vec() }
+                    };
+                    self.macro_table.insert(name.clone(), body);
+                }
+            }
+        }
 
         // Untagged records and enums take their typedef's name, so learn those first.
         for &cursor in &decls {
@@ -350,16 +375,82 @@ impl<'tu> Builder<'tu> {
     /// Reads an alignment attribute: its spelling and value come from the source tokens
     /// between the attribute and the end of the declaration it sits on.
     fn alignment(&self, attr: Cursor, owner: Cursor, target: AlignmentTarget) -> Result<ExplicitAlignment, ParseError> {
-        let attr_range = attr.extent();
-        let owner_range = owner.extent();
-        let start = if attr_range.start().offset() <= owner_range.start().offset() { attr_range.start() } else { owner_range.start() };
-        let all = self.tu.tokens(self.tu.range(start, owner_range.end()));
-        parse_alignment_tokens(&all)
-            .map(|(spelling, value)| ExplicitAlignment { target, spelling, value, mode: self.mode })
-            .ok_or_else(|| ParseError::Unsupported {
+        // libclang gives the attribute's position but not its argument; read the source
+        // tokens where it was written (expanding macros when it was spelled through one).
+        let start = self.tu.expansion(attr.extent().start());
+        let attr_end = self.tu.expansion(attr.extent().end());
+        let owner_end = self.tu.expansion(owner.extent().end());
+        let mut candidates = vec![self.tu.tokens(self.tu.range(start, attr_end))];
+        if owner_end.offset() > start.offset() {
+            candidates.push(self.tu.tokens(self.tu.range(start, owner_end)));
+        }
+        let found = candidates
+            .iter()
+            .find_map(|tokens| parse_alignment_tokens(tokens).or_else(|| parse_alignment_tokens(&self.expand_macros(tokens))));
+        found.map(|(spelling, value)| ExplicitAlignment { target, spelling, value, mode: self.mode }).ok_or_else(|| {
+            ParseError::Unsupported {
                 location: self.where_(attr),
-                what: format!("an alignment attribute whose value is not an integer literal ({})", all.join(" ")),
-            })
+                what: format!("an alignment attribute whose value is not an integer ({})", candidates[0].join(" ")),
+            }
+        })
+    }
+
+    /// Expands object-like and simple function-like macros (no `#` or `##`), a few levels
+    /// deep: enough for attributes such as `ALIGN(64)`.
+    fn expand_macros(&self, tokens: &[String]) -> Vec<String> {
+        let mut current = tokens.to_vec();
+        for _ in 0..8 {
+            let mut next = Vec::new();
+            let mut changed = false;
+            let mut i = 0;
+            while i < current.len() {
+                let token = &current[i];
+                match self.macro_table.get(token) {
+                    Some(MacroBody { params: None, body }) => {
+                        next.extend(body.iter().cloned());
+                        changed = true;
+                        i += 1;
+                    }
+                    Some(MacroBody { params: Some(params), body }) if current.get(i + 1).map(String::as_str) == Some("(") => {
+                        let mut args: Vec<Vec<String>> = vec![Vec::new()];
+                        let mut depth = 0;
+                        let mut j = i + 2;
+                        while j < current.len() {
+                            match current[j].as_str() {
+                                "(" => depth += 1,
+                                ")" if depth == 0 => break,
+                                ")" => depth -= 1,
+                                "," if depth == 0 => {
+                                    args.push(Vec::new());
+                                    j += 1;
+                                    continue;
+                                }
+                                _ => {}
+                            }
+                            args.last_mut().expect("one argument list").push(current[j].clone());
+                            j += 1;
+                        }
+                        for t in body {
+                            match params.iter().position(|p| p == t) {
+                                Some(k) => next.extend(args.get(k).cloned().unwrap_or_default()),
+                                None => next.push(t.clone()),
+                            }
+                        }
+                        changed = true;
+                        i = j + 1;
+                    }
+                    _ => {
+                        next.push(token.clone());
+                        i += 1;
+                    }
+                }
+            }
+            current = next;
+            if !changed {
+                break;
+            }
+        }
+        current
     }
 
     fn enum_name(&mut self, decl: Cursor) -> Result<String, ParseError> {

@@ -62,7 +62,7 @@ pub enum ParseError {
     Load(String),
     #[error("{path}: libclang could not parse the header: {message}")]
     Clang { path: String, message: String },
-    #[error("{location}: error: {message} (read as {mode})")]
+    #[error("{location}: {message} (read as {mode})")]
     Diagnostic { location: String, message: String, mode: LanguageMode },
     #[error("language mode {0} compiles alignment specifiers out; read headers as c11, c17, c++11 or c++17")]
     ModeDropsAlignment(LanguageMode),
@@ -70,6 +70,8 @@ pub enum ParseError {
     AlignmentCompiledOut { location: String, mode: LanguageMode },
     #[error("unsupported target {0}; supported: x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu")]
     Target(String),
+    #[error("{0} declares nothing: no functions, records, enums, typedefs or constants")]
+    Empty(String),
     #[error("no language mode given")]
     NoMode,
     #[error("{location}: unsupported construct: {what}")]
@@ -128,6 +130,14 @@ pub fn parse_header(header: &Path, options: &ParseOptions) -> Result<ir::Api, Pa
 
     let header_name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone());
     let mut api = assemble(model);
+    if api.functions.is_empty()
+        && api.records.is_empty()
+        && api.enums.is_empty()
+        && api.constants.is_empty()
+        && api.typedefs.iter().all(|t| t.system)
+    {
+        return Err(ParseError::Empty(header_name));
+    }
     api.provenance = ir::Provenance {
         header: header_name,
         header_sha256: format!("{:x}", Sha256::digest(&bytes)),

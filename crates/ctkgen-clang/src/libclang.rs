@@ -157,6 +157,20 @@ impl<'i> TranslationUnit<'i> {
         }
     }
 
+    /// The file position a (possibly macro-expanded) location was expanded at.
+    pub fn expansion(&self, location: Location) -> Location {
+        let mut file: CXFile = std::ptr::null_mut();
+        let mut offset = 0;
+        // SAFETY: out-parameters only; the file handle belongs to this TU.
+        unsafe {
+            clang_getExpansionLocation(location.0, &mut file, std::ptr::null_mut(), std::ptr::null_mut(), &mut offset);
+            if file.is_null() {
+                return location;
+            }
+            Location(clang_getLocationForOffset(self.raw, file, offset))
+        }
+    }
+
     pub fn range(&self, start: Location, end: Location) -> Range {
         // SAFETY: both locations come from this TU.
         Range(unsafe { clang_getRange(start.0, end.0) })

@@ -92,7 +92,11 @@ pub fn summary(api: &Api) -> String {
         }
     }
     for t in &api.typedefs {
-        let _ = writeln!(out, "typedef {} = {} size={} align={}", t.name, c_decl(api, &t.ty, ""), t.size, t.align);
+        let _ = write!(out, "typedef {} = {} size={} align={}", t.name, c_decl(api, &t.ty, ""), t.size, t.align);
+        for a in &t.explicit_alignments {
+            let _ = write!(out, " [{} in {}]", a.spelling.render(a.value), a.mode);
+        }
+        out.push('\n');
     }
     for c in &api.constants {
         let value = match &c.value {
@@ -149,7 +153,7 @@ pub fn record_line(record: &Record) -> String {
             crate::AlignmentTarget::Field { field, .. } => format!("field {field}"),
             crate::AlignmentTarget::Typedef { typedef } => format!("typedef {typedef}"),
         };
-        let _ = write!(line, " [{on}: {}({}) in {}]", a.spelling.as_str(), a.value, a.mode);
+        let _ = write!(line, " [{on}: {} in {}]", a.spelling.render(a.value), a.mode);
     }
     line.push_str(" {");
     for f in &record.fields {

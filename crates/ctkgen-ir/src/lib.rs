@@ -348,6 +348,16 @@ pub enum AlignmentSpelling {
 }
 
 impl AlignmentSpelling {
+    /// The attribute as written with `value`, e.g. `__attribute__((aligned(64)))`.
+    pub fn render(self, value: u64) -> String {
+        match self {
+            AlignmentSpelling::Alignas => format!("alignas({value})"),
+            AlignmentSpelling::CAlignas => format!("_Alignas({value})"),
+            AlignmentSpelling::GnuAligned => format!("__attribute__((aligned({value})))"),
+            AlignmentSpelling::Declspec => format!("__declspec(align({value}))"),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             AlignmentSpelling::Alignas => "alignas",

@@ -1,0 +1,50 @@
+//! Shared set-up for the pipeline's integration tests: the workspace, and each CTK parsed once.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use ctkgen::{HeaderSource, ReadOptions, Workspace};
+use ctkgen_headers::HeaderSet;
+use ctkgen_ir::Api;
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+pub fn workspace() -> Workspace {
+    Workspace::new(root())
+}
+
+/// Newest patch of every minor in the catalogue.
+pub fn all_ctks() -> Vec<String> {
+    workspace().catalogue().unwrap().newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect()
+}
+
+/// Headers and model of one CTK, fetched and parsed once per test binary.
+pub fn ctk(query: &str) -> (HeaderSet, Api) {
+    static CACHE: OnceLock<Mutex<BTreeMap<String, (HeaderSet, Api)>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(BTreeMap::new()));
+    if let Some(hit) = cache.lock().unwrap().get(query) {
+        return hit.clone();
+    }
+    let ws = workspace();
+    let headers = ctkgen::resolve_headers(&ws, &HeaderSource::Ctk(query.to_string())).unwrap();
+    let api = ctkgen::read_api(&ws, &headers, &ReadOptions::default()).unwrap_or_else(|e| panic!("{query}: {e}"));
+    cache.lock().unwrap().insert(query.to_string(), (headers.clone(), api.clone()));
+    (headers, api)
+}
+
+/// Reads a header under `tests/` (e.g. `headers/packed.h`).
+pub fn fixture(name: &str) -> Result<Api, ctkgen::PipelineError> {
+    let ws = workspace();
+    let path = root().join("tests").join(name);
+    let headers = ctkgen::resolve_headers(&ws, &HeaderSource::Header(path))?;
+    ctkgen::read_api(&ws, &headers, &ReadOptions::default())
+}
+
+pub fn major(ctk: &str) -> u32 {
+    ctk.split('.').next().unwrap().parse().unwrap()
+}

@@ -1,0 +1,195 @@
+//! The foundation's acceptance tests: layouts of every CTK in the catalogue checked by gcc,
+//! tensor-map alignment and its provenance, counts against an independent reading of the
+//! header text, renames and entry-point versions, and cast macros.
+
+mod common;
+
+use std::process::Command;
+
+use common::{all_ctks, ctk, major};
+use ctkgen_ir::{AlignmentSpelling, AlignmentTarget, ConstantValue, LanguageMode, Type};
+use regex::Regex;
+
+#[test]
+fn tensor_map_layout_and_provenance_in_every_ctk() {
+    for version in all_ctks() {
+        let (_, api) = ctk(&version);
+        let record = api.record("CUtensorMap_st").unwrap_or_else(|| panic!("{version}: no CUtensorMap_st"));
+        assert_eq!(record.size, 128, "{version}");
+        let expected_align = if major(&version) >= 13 { 128 } else { 64 };
+        assert_eq!(record.align, expected_align, "{version}");
+        let mut seen: Vec<(LanguageMode, AlignmentSpelling)> = Vec::new();
+        for a in &record.explicit_alignments {
+            assert_eq!(a.target, AlignmentTarget::Field { record: "CUtensorMap_st".into(), field: "opaque".into() }, "{version}");
+            assert_eq!(a.value, expected_align, "{version}");
+            seen.push((a.mode, a.spelling));
+        }
+        seen.sort();
+        assert_eq!(seen, vec![(LanguageMode::C11, AlignmentSpelling::CAlignas), (LanguageMode::Cxx17, AlignmentSpelling::Alignas)], "{version}");
+    }
+}
+
+/// Writes the oracle for `api` and compiles it against the real header; returns gcc's stderr on failure.
+fn compile_oracle(api: &ctkgen_ir::Api, include_dir: &std::path::Path) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("oracle.c");
+    std::fs::write(&source, ctkgen::oracle::c_source(api, "cuda.h")).unwrap();
+    for (compiler, lang, std) in [("gcc", "c", "-std=c11"), ("g++", "c++", "-std=c++17")] {
+        let out = Command::new(compiler)
+            .args([std, "-fsyntax-only", "-x", lang])
+            .arg("-I")
+            .arg(include_dir)
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
+        if !out.status.success() {
+            return Err(format!("{compiler} {std}: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn gcc_agrees_with_every_layout_in_every_ctk() {
+    for version in all_ctks() {
+        let (headers, api) = ctk(&version);
+        let checks = ctkgen::oracle::c_source(&api, "cuda.h").matches("ORACLE_ASSERT(").count();
+        assert!(checks > 1000, "{version}: only {checks} assertions");
+        compile_oracle(&api, &headers.include_dir).unwrap_or_else(|e| panic!("{version}: {e}"));
+    }
+}
+
+#[test]
+fn gcc_oracle_rejects_a_wrong_layout() {
+    let (headers, api) = ctk("13.1");
+    let mut wrong = api.clone();
+    let record = wrong.records.iter_mut().find(|r| r.name == "CUtensorMap_st").unwrap();
+    record.align = 8; // what a C99 parse would have said
+    let error = compile_oracle(&wrong, &headers.include_dir).expect_err("a wrong alignment must not compile");
+    assert!(error.contains("alignof CUtensorMap_st"), "{error}");
+
+    let mut wrong = api;
+    let record = wrong.records.iter_mut().find(|r| r.name == "CUDA_MEMCPY2D_st").unwrap();
+    record.fields[1].offset_bits += 8;
+    let error = compile_oracle(&wrong, &headers.include_dir).expect_err("a wrong offset must not compile");
+    assert!(error.contains("offset CUDA_MEMCPY2D_st"), "{error}");
+}
+
+/// The header text with comments removed and the `__CUDA_API_VERSION_INTERNAL` block (old
+/// entry points for the driver's own build) cut out.
+fn public_text(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let no_comments = Regex::new(r"(?s)/\*.*?\*/|//[^\n]*").unwrap().replace_all(&text, "").into_owned();
+    let mut out = String::new();
+    let mut depth_in_internal: Option<usize> = None;
+    let mut depth = 0usize;
+    for line in no_comments.lines() {
+        let t = line.trim_start();
+        if t.starts_with("#if") {
+            depth += 1;
+            if depth_in_internal.is_none() && t.contains("__CUDA_API_VERSION_INTERNAL") {
+                depth_in_internal = Some(depth);
+            }
+        } else if t.starts_with("#endif") {
+            if depth_in_internal == Some(depth) {
+                depth_in_internal = None;
+            }
+            depth = depth.saturating_sub(1);
+            continue;
+        } else if (t.starts_with("#elif") || t.starts_with("#else")) && depth_in_internal == Some(depth) {
+            depth_in_internal = None;
+            continue;
+        }
+        if depth_in_internal.is_none() {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn declarations_match_an_independent_reading_of_the_header() {
+    let prototype = Regex::new(r"CUDAAPI\s+(\w+)\s*\(").unwrap();
+    let enum_body = Regex::new(r"(?s)\benum\s+\w*\s*\{(.*?)\}").unwrap();
+    let record_def = Regex::new(r"\b(struct|union)\s+\w*\s*\{").unwrap();
+    for version in all_ctks() {
+        let (headers, api) = ctk(&version);
+        let text = public_text(&headers.main_header);
+
+        let mut in_text: Vec<String> = prototype.captures_iter(&text).map(|c| c[1].to_string()).collect();
+        in_text.sort();
+        in_text.dedup();
+        let in_ir: Vec<String> = api.functions.iter().map(|f| f.name.clone()).collect();
+        assert_eq!(in_ir, in_text, "{version}: functions differ from the CUDAAPI prototypes");
+
+        let constants_in_text: usize = enum_body
+            .captures_iter(&text)
+            .map(|c| c[1].split(',').filter(|item| !item.trim().is_empty()).count())
+            .sum();
+        let constants_in_ir: usize = api.enums.iter().map(|e| e.constants.len()).sum();
+        assert_eq!(constants_in_ir, constants_in_text, "{version}: enum constants");
+
+        let records_in_text = record_def.find_iter(&text).count();
+        let records_in_ir = api.records.iter().filter(|r| r.complete).count();
+        assert_eq!(records_in_ir, records_in_text, "{version}: record definitions");
+    }
+}
+
+#[test]
+fn renames_per_thread_variants_and_entry_point_versions() {
+    let (_, api12) = ctk("12.9");
+    let (_, api13) = ctk("13.1");
+    assert_eq!(api12.function("cuCtxCreate").unwrap().symbol, "cuCtxCreate_v2");
+    assert_eq!(api13.function("cuCtxCreate").unwrap().symbol, "cuCtxCreate_v4");
+    assert_eq!(api12.function("cuCtxCreate").unwrap().first_version, Some(3020));
+    assert_eq!(api13.function("cuCtxCreate").unwrap().first_version, Some(12050));
+
+    let encode = api13.function("cuTensorMapEncodeTiled").unwrap();
+    assert_eq!((encode.symbol.as_str(), encode.first_version), ("cuTensorMapEncodeTiled", Some(12000)));
+
+    let htod = api13.function("cuMemcpyHtoD").unwrap();
+    assert_eq!(htod.symbol, "cuMemcpyHtoD_v2");
+    assert_eq!(htod.per_thread_symbol.as_deref(), Some("cuMemcpyHtoD_v2_ptds"));
+    assert_eq!((htod.first_version, htod.per_thread_first_version), (Some(3020), Some(7000)));
+
+    let launch = api13.function("cuLaunchKernel").unwrap();
+    assert_eq!(launch.per_thread_symbol.as_deref(), Some("cuLaunchKernel_ptsz"));
+
+    // A rename to another API is looked up under that API's name and version.
+    let instantiate = api13.function("cuGraphInstantiate").unwrap();
+    assert_eq!(instantiate.symbol, "cuGraphInstantiateWithFlags");
+    assert_eq!((instantiate.lookup_name.as_str(), instantiate.first_version), ("cuGraphInstantiateWithFlags", Some(11040)));
+
+    let renamed12 = api12.functions.iter().filter(|f| f.symbol != f.name).count();
+    let renamed13 = api13.functions.iter().filter(|f| f.symbol != f.name).count();
+    assert!(renamed12 >= 38 && renamed13 >= 47, "renames: {renamed12} in 12.9, {renamed13} in 13.1");
+}
+
+#[test]
+fn cast_macros_keep_their_types() {
+    let (_, api) = ctk("13.1");
+    let constant = |name: &str| api.constants.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no {name}")).clone();
+    let typedef = |name: &str| Type::Typedef { name: name.into() };
+    assert_eq!((constant("CU_DEVICE_CPU").ty, constant("CU_DEVICE_CPU").value), (typedef("CUdevice"), ConstantValue::Int(-1)));
+    assert_eq!((constant("CU_DEVICE_INVALID").ty, constant("CU_DEVICE_INVALID").value), (typedef("CUdevice"), ConstantValue::Int(-2)));
+    assert_eq!((constant("CU_STREAM_LEGACY").ty, constant("CU_STREAM_LEGACY").value), (typedef("CUstream"), ConstantValue::Int(1)));
+    assert_eq!((constant("CU_STREAM_PER_THREAD").ty, constant("CU_STREAM_PER_THREAD").value), (typedef("CUstream"), ConstantValue::Int(2)));
+    let end = constant("CU_LAUNCH_PARAM_END");
+    assert_eq!(end.ty, Type::Pointer { pointee: Box::new(Type::Void), pointee_const: false });
+    assert_eq!(end.value, ConstantValue::Int(0));
+    assert_eq!(constant("CUDA_VERSION").value, ConstantValue::Int(13010));
+    assert_eq!(api.provenance.cuda_version, Some(13010));
+    // Macros the header takes back with #undef are not part of its API.
+    assert!(api.constants.iter().all(|c| c.name != "RESOURCE_ABI_BYTES"));
+}
+
+#[test]
+fn model_is_deterministic() {
+    let ws = common::workspace();
+    let headers = ctkgen::resolve_headers(&ws, &ctkgen::HeaderSource::Ctk("12.8".into())).unwrap();
+    let first = ctkgen::read_api(&ws, &headers, &ctkgen::ReadOptions::default()).unwrap().to_json();
+    let second = ctkgen::read_api(&ws, &headers, &ctkgen::ReadOptions::default()).unwrap().to_json();
+    assert_eq!(first, second);
+    assert!(!first.contains(common::root().to_str().unwrap()), "the model must not hold absolute paths");
+}

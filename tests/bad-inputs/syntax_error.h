@@ -1,0 +1,3 @@
+struct Broken {
+    int x
+};

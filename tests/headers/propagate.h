@@ -1,0 +1,19 @@
+/* Over-alignment propagates: through a member, an array member, and a union. */
+struct Descriptor {
+    _Alignas(128) unsigned long long opaque[16];
+};
+
+struct Holder {
+    int tag;
+    struct Descriptor desc;
+};
+
+struct ArrayOfDescriptors {
+    struct Descriptor items[3];
+    char trailer;
+};
+
+union MaybeDescriptor {
+    struct Descriptor desc;
+    int raw;
+};
