@@ -1,1 +1,160 @@
-//! placeholder
+//! The Cython emitter: turns one [`ctkgen_ir::Api`] into an installable Python package whose
+//! `driver` module is call-compatible with `cuda.bindings.driver`.
+//!
+//! The passes in [`model`] decide everything (names, declaration order, output parameters, the
+//! storage of over-aligned records, module chunks); the minijinja templates embedded from
+//! `templates/cython/*.j2` only lay the text out. [`emit`] is pure: it returns the files and
+//! writes nothing.
+
+pub mod model;
+pub mod names;
+pub mod params;
+pub mod types;
+
+use ctkgen_ir::{Api, OutputFile};
+use minijinja::{Environment, UndefinedBehavior};
+
+pub use params::Overrides;
+
+/// Options of the Cython emitter.
+#[derive(Debug, Clone)]
+pub struct CythonOptions {
+    /// Name of the generated Python package (`import <package>.driver`).
+    pub python_package: String,
+    /// The command named on the first line of every generated file.
+    pub command: String,
+    /// Negative control: store over-aligned records by value inside the Python object, the
+    /// defective layout of the bindings in use today. Only for tests that must see it fail.
+    pub legacy_inline_layout: bool,
+    /// Output-parameter overrides; defaults to the embedded `templates/cython/overrides.toml`.
+    pub overrides: Overrides,
+    /// Fail instead of reporting parameters the classification pass cannot decide.
+    pub strict_params: bool,
+    /// Record classes per extension module (modules compile in parallel).
+    pub records_per_module: usize,
+    /// Functions per extension module.
+    pub functions_per_module: usize,
+}
+
+impl Default for CythonOptions {
+    fn default() -> Self {
+        CythonOptions {
+            python_package: "ctkgen_cuda".into(),
+            command: "cargo xtask generate".into(),
+            legacy_inline_layout: false,
+            overrides: Overrides::embedded(),
+            strict_params: false,
+            records_per_module: 60,
+            functions_per_module: 90,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CythonEmitError {
+    #[error("invalid python package name `{0}`")]
+    PackageName(String),
+    #[error("invalid output-parameter overrides: {0}")]
+    Overrides(String),
+    #[error("parameters with no input/output classification: {}", .0.join(", "))]
+    UnclassifiedParams(Vec<String>),
+    #[error("template {name} failed to render")]
+    Template {
+        name: String,
+        #[source]
+        source: minijinja::Error,
+    },
+}
+
+/// Every template, by file name, embedded so generation does not depend on the directory.
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("cydriver.pxd.j2", include_str!("../../../templates/cython/cydriver.pxd.j2")),
+    ("cydriver.pyx.j2", include_str!("../../../templates/cython/cydriver.pyx.j2")),
+    ("ctkgen_types.h.j2", include_str!("../../../templates/cython/ctkgen_types.h.j2")),
+    ("ctkgen_layout_check.h.j2", include_str!("../../../templates/cython/ctkgen_layout_check.h.j2")),
+    ("_base.pxd.j2", include_str!("../../../templates/cython/_base.pxd.j2")),
+    ("_base.pyx.j2", include_str!("../../../templates/cython/_base.pyx.j2")),
+    ("_types.pyx.j2", include_str!("../../../templates/cython/_types.pyx.j2")),
+    ("_records.pyx.j2", include_str!("../../../templates/cython/_records.pyx.j2")),
+    ("_functions.pyx.j2", include_str!("../../../templates/cython/_functions.pyx.j2")),
+    ("_enums.py.j2", include_str!("../../../templates/cython/_enums.py.j2")),
+    ("driver.py.j2", include_str!("../../../templates/cython/driver.py.j2")),
+    ("driver.pyi.j2", include_str!("../../../templates/cython/driver.pyi.j2")),
+    ("__init__.py.j2", include_str!("../../../templates/cython/__init__.py.j2")),
+    ("setup.py.j2", include_str!("../../../templates/cython/setup.py.j2")),
+    ("pyproject.toml.j2", include_str!("../../../templates/cython/pyproject.toml.j2")),
+    ("report.txt.j2", include_str!("../../../templates/cython/report.txt.j2")),
+];
+
+/// The one minijinja environment: strict, no escaping, whitespace control on.
+pub fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_keep_trailing_newline(true);
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    for (name, source) in TEMPLATES {
+        env.add_template(name, source).expect("embedded template parses");
+    }
+    env
+}
+
+fn render(env: &Environment<'_>, name: &str, ctx: minijinja::Value) -> Result<String, CythonEmitError> {
+    env.get_template(name)
+        .and_then(|t| t.render(ctx))
+        .map_err(|source| CythonEmitError::Template { name: name.to_string(), source })
+}
+
+fn valid_package(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|part| {
+            !part.is_empty()
+                && !part.starts_with(|c: char| c.is_ascii_digit())
+                && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// Emits the Python package for `api` under `python/`.
+pub fn emit(api: &Api, options: &CythonOptions) -> Result<Vec<OutputFile>, CythonEmitError> {
+    if !valid_package(&options.python_package) || options.python_package.contains('.') {
+        return Err(CythonEmitError::PackageName(options.python_package.clone()));
+    }
+    let model = model::build(api, options)?;
+    let env = environment();
+    let pkg = format!("python/{}", model.package);
+    let base = minijinja::Value::from_serialize(&model);
+    let mut files = Vec::new();
+    let mut add = |path: String, template: &str, ctx: minijinja::Value| -> Result<(), CythonEmitError> {
+        files.push(OutputFile { path, contents: render(&env, template, ctx)? });
+        Ok(())
+    };
+    for (file, template) in [
+        ("cydriver.pxd", "cydriver.pxd.j2"),
+        ("cydriver.pyx", "cydriver.pyx.j2"),
+        ("ctkgen_types.h", "ctkgen_types.h.j2"),
+        ("ctkgen_layout_check.h", "ctkgen_layout_check.h.j2"),
+        ("_base.pxd", "_base.pxd.j2"),
+        ("_base.pyx", "_base.pyx.j2"),
+        ("_types.pyx", "_types.pyx.j2"),
+        ("_enums.py", "_enums.py.j2"),
+        ("driver.py", "driver.py.j2"),
+        ("driver.pyi", "driver.pyi.j2"),
+        ("__init__.py", "__init__.py.j2"),
+    ] {
+        add(format!("{pkg}/{file}"), template, base.clone())?;
+    }
+    for chunk in &model.record_modules {
+        let ctx = minijinja::context! { m => base.clone(), chunk => minijinja::Value::from_serialize(chunk) };
+        add(format!("{pkg}/{}.pyx", chunk.module), "_records.pyx.j2", ctx)?;
+    }
+    for chunk in &model.function_modules {
+        let ctx = minijinja::context! { m => base.clone(), chunk => minijinja::Value::from_serialize(chunk) };
+        add(format!("{pkg}/{}.pyx", chunk.module), "_functions.pyx.j2", ctx)?;
+    }
+    add("python/setup.py".into(), "setup.py.j2", base.clone())?;
+    add("python/pyproject.toml".into(), "pyproject.toml.j2", base.clone())?;
+    add("python/ctkgen_params_report.txt".into(), "report.txt.j2", base)?;
+    files.sort();
+    Ok(files)
+}

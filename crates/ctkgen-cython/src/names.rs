@@ -1,0 +1,63 @@
+//! Naming and escaping: C names that collide with Python or Cython words, and text that has to
+//! sit inside Python string literals.
+
+/// Words that cannot be used as a Cython argument or attribute name.
+const RESERVED: &[&str] = &[
+    // Python keywords and soft keywords that matter in signatures.
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+    "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with",
+    "yield", "print", "exec",
+    // Cython declaration words.
+    "cdef", "cpdef", "ctypedef", "cimport", "struct", "union", "enum", "extern", "include",
+    "inline", "nogil", "gil", "noexcept", "public", "readonly", "api", "sizeof", "NULL", "bint",
+    "char", "short", "int", "long", "float", "double", "signed", "unsigned", "const", "void",
+    "object", "fused", "new", "namespace", "property", "by", "DEF", "IF", "ELIF", "ELSE",
+];
+
+/// A C identifier made safe for Python and Cython source.
+pub fn py_ident(name: &str) -> String {
+    if RESERVED.contains(&name) {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Text made safe for the inside of a `"""` Python docstring.
+pub fn docstring(text: &str) -> String {
+    text.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"").trim_end().to_string()
+}
+
+/// Text made safe for the inside of a `"` C or Python string literal.
+pub fn string_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || (c as u32) > 0x7e => out.push_str(&format!("\\x{:02x}", c as u32 & 0xff)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_words_get_a_suffix() {
+        assert_eq!(py_ident("lambda"), "lambda_");
+        assert_eq!(py_ident("char"), "char_");
+        assert_eq!(py_ident("hStream"), "hStream");
+    }
+
+    #[test]
+    fn docstrings_cannot_close_early() {
+        assert_eq!(docstring("a \"\"\" b \\n"), "a \\\"\\\"\\\" b \\\\n");
+    }
+}
