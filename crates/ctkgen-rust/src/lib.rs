@@ -1,1 +1,104 @@
-//! placeholder
+//! Emits a Rust `-sys` crate for the CUDA driver API from the ctkgen model.
+//!
+//! [`emit`] turns one [`ctkgen_ir::Api`] into the files of a Cargo package: `Cargo.toml`,
+//! `src/lib.rs` with every record, enum, typedef, constant and function of the header, a layout
+//! test and a small example. Functions are resolved lazily from the driver library at run time,
+//! so the crate builds and links on machines without a driver.
+//!
+//! The work is split in two: [`plan`] is a pass over the model that takes every decision (Rust
+//! names, record layouts with padding and bitfield units, explicit alignments, flag enums,
+//! constant types, how each function is resolved), and the `print_*` modules only lay the
+//! decided items out through `quote` and `prettyplease`.
+
+mod conventions;
+mod names;
+mod plan;
+mod print_crate;
+mod print_items;
+mod print_runtime;
+mod types;
+
+use ctkgen_ir::{Api, OutputFile};
+
+pub use conventions::DriverConventions;
+
+/// How the generated package is named and labelled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustOptions {
+    /// Cargo package name, e.g. `cuda-driver-sys`.
+    pub crate_name: String,
+    /// Cargo version; its build metadata names the CTK, e.g. `0.1.0+ctk.13.1.0`.
+    pub crate_version: String,
+    /// The command line written into the first line of every generated file.
+    pub command: String,
+}
+
+impl Default for RustOptions {
+    fn default() -> Self {
+        RustOptions {
+            crate_name: "cuda-driver-sys".into(),
+            crate_version: "0.1.0".into(),
+            command: "cargo xtask generate --lang rust".into(),
+        }
+    }
+}
+
+impl RustOptions {
+    /// Default options whose version carries the CTK of `api` as build metadata
+    /// (`0.1.0+ctk.13.1.0`), so packages generated from different CTKs stay apart.
+    pub fn for_api(api: &Api, command: impl Into<String>) -> Self {
+        let base = RustOptions::default();
+        let crate_version = match &api.provenance.ctk {
+            Some(ctk) => format!("{}+ctk.{ctk}", base.crate_version),
+            None => base.crate_version,
+        };
+        RustOptions { crate_version, command: command.into(), ..base }
+    }
+}
+
+/// Why a model cannot be turned into Rust. Every variant names the declaration at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RustEmitError {
+    #[error("invalid option {option}: {reason}")]
+    InvalidOption { option: &'static str, reason: String },
+    #[error("`{name}` (in {context}) is not usable as a Rust identifier")]
+    InvalidIdentifier { name: String, context: String },
+    #[error("`{name}` is declared twice in the Rust value or type namespace ({first} and {second})")]
+    DuplicateName { name: String, first: String, second: String },
+    #[error("`{name}` clashes with a name the generated crate defines itself")]
+    ReservedName { name: String },
+    #[error("{context} refers to unknown type `{name}`")]
+    UnknownType { name: String, context: String },
+    #[error("{context} uses {what}, which Rust cannot express")]
+    UnsupportedType { what: String, context: String },
+    #[error("record `{record}` cannot be expressed in Rust: {reason}")]
+    UnrepresentableLayout { record: String, reason: String },
+    #[error("typedef `{typedef}` carries alignment {align} of its own (the type it names has {natural}); Rust type aliases cannot change alignment")]
+    AlignedTypedef { typedef: String, align: u64, natural: u64 },
+    #[error("enum `{enumeration}`: {reason}")]
+    InvalidEnum { enumeration: String, reason: String },
+    #[error("constant `{constant}`: {reason}")]
+    InvalidConstant { constant: String, reason: String },
+    #[error("function `{function}`: {reason}")]
+    InvalidFunction { function: String, reason: String },
+    #[error("driver convention `{name}`: {reason}")]
+    Convention { name: String, reason: String },
+    #[error("generated code for {file} does not parse: {message}")]
+    Syntax { file: String, message: String },
+}
+
+/// Emits the package with the CUDA driver's conventions ([`DriverConventions::default`]).
+pub fn emit(api: &Api, options: &RustOptions) -> Result<Vec<OutputFile>, RustEmitError> {
+    emit_with(api, options, &DriverConventions::default())
+}
+
+/// Emits the package for a driver whose library, entry-point lookup and status codes are
+/// described by `conventions`. Pure: no I/O, same bytes for the same input.
+pub fn emit_with(
+    api: &Api,
+    options: &RustOptions,
+    conventions: &DriverConventions,
+) -> Result<Vec<OutputFile>, RustEmitError> {
+    let plan = plan::Plan::new(api, options, conventions)?;
+    print_crate::files(&plan)
+}

@@ -1,0 +1,865 @@
+//! The pass: every decision about the generated crate, taken once over the model. Printers read
+//! a [`Plan`] and never look at the model to decide anything.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ctkgen_ir::{Api, ConstantValue, Enum, Function, Record, RecordKind, Type, Typedef};
+use proc_macro2::{Ident, TokenStream};
+
+use crate::conventions::DriverConventions;
+use crate::names::{self, ident, synthetic};
+use crate::names::ident as rust_ident;
+use crate::types::{fixed_int, Position, Scalar, Types};
+use crate::{RustEmitError, RustOptions};
+
+/// Everything the printers need.
+pub struct Plan<'a> {
+    pub api: &'a Api,
+    pub types: Types<'a>,
+    pub options: &'a RustOptions,
+    pub conventions: &'a DriverConventions,
+    /// The package name as a Rust crate identifier.
+    pub crate_ident: Ident,
+    pub records: Vec<RecordPlan<'a>>,
+    pub enums: Vec<EnumPlan<'a>>,
+    pub typedefs: Vec<TypedefPlan>,
+    pub constants: Vec<ConstantPlan<'a>>,
+    /// Sorted by name; a function's index is its slot in the generated entry table.
+    pub functions: Vec<FunctionPlan<'a>>,
+    pub status: Option<StatusPlan>,
+    pub proc_address: Option<ProcAddressPlan>,
+    /// Whether any record has bitfields (the bit helpers are emitted only then).
+    pub uses_bitfields: bool,
+    /// Records whose alignment comes from an explicit attribute, with the names users see them
+    /// by; the generated test prints and checks their alignment.
+    pub aligned_types: Vec<AlignedType>,
+    /// Index of [`DriverConventions::init_function`] in `functions`, when the model has it.
+    pub init_function: Option<usize>,
+}
+
+pub struct RecordPlan<'a> {
+    pub record: &'a Record,
+    pub ident: Ident,
+    pub shape: RecordShape,
+}
+
+pub enum RecordShape {
+    /// A forward-declared record: only pointers to it exist.
+    Opaque,
+    Complete { is_union: bool, repr: Repr, members: Vec<Member> },
+}
+
+/// The `#[repr]` of a complete record beyond `C`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Repr {
+    /// `align(N)`: the model's alignment exceeds what the Rust fields give.
+    pub align: Option<u64>,
+    /// `packed` / `packed(N)`.
+    pub packed: Option<u64>,
+}
+
+pub enum Member {
+    Field { ident: Ident, ty: Type, offset: u64, doc: Option<String> },
+    /// Bytes the C compiler leaves empty where Rust would not (explicit field alignment).
+    Padding { ident: Ident, offset: u64, len: u64 },
+    /// One run of bitfields as a byte array, with an accessor pair per named bitfield.
+    Bitfields { ident: Ident, offset: u64, len: u64, accessors: Vec<Accessor> },
+}
+
+pub struct Accessor {
+    pub getter: Ident,
+    pub setter: Ident,
+    /// Bit offset inside the storage unit.
+    pub bit_offset: u64,
+    pub width: u32,
+    pub ty: Type,
+    pub conversion: BitConversion,
+    pub doc: Option<String>,
+}
+
+pub enum BitConversion {
+    /// An integer or `bool`, converted by the runtime's `BitValue` trait.
+    Value,
+    /// An enum newtype over an integer of `underlying` type.
+    Enum { ident: Ident, underlying: TokenStream },
+}
+
+pub struct EnumPlan<'a> {
+    pub enumeration: &'a Enum,
+    pub ident: Ident,
+    pub underlying: TokenStream,
+    pub constants: Vec<EnumConstantPlan>,
+    /// Debug names: the first constant for each distinct value, in declaration order.
+    pub names: Vec<(i128, String)>,
+    /// Flag enums get bitwise operators and a `A | B` Debug form.
+    pub is_flags: bool,
+    /// Single-bit constants used to spell a flag set, first name per bit.
+    pub flag_bits: Vec<(i128, String)>,
+}
+
+pub struct EnumConstantPlan {
+    pub ident: Ident,
+    pub value: i128,
+    pub doc: Option<String>,
+}
+
+pub struct TypedefPlan {
+    pub name: String,
+    pub ident: Ident,
+    pub ty: Type,
+    pub doc: Option<String>,
+}
+
+pub struct ConstantPlan<'a> {
+    pub name: &'a str,
+    pub ident: Ident,
+    pub ty: ConstantType,
+    pub value: ConstantExpr,
+    pub expr: &'a str,
+    pub doc: Option<String>,
+}
+
+pub enum ConstantType {
+    /// The type as the model spells it.
+    Declared(Type),
+    CStr,
+    Bytes,
+}
+
+pub enum ConstantExpr {
+    Int(i128),
+    Bool(bool),
+    Float(f64),
+    /// An enum newtype value.
+    Enum { ident: Ident, value: i128 },
+    NullPointer { is_const: bool },
+    /// An integer cast to a pointer type (`((CUstream)0x1)`), as an address.
+    Address { is_const: bool, address: u128 },
+    CStr(String),
+    Bytes(Vec<u8>),
+}
+
+pub struct FunctionPlan<'a> {
+    pub function: &'a Function,
+    pub ident: Ident,
+    pub params: Vec<(Ident, Type)>,
+    /// The return type is the status enum, so a missing entry point is reported as a status.
+    pub returns_status: bool,
+}
+
+/// The status enum and the constants the runtime returns.
+pub struct StatusPlan {
+    pub enum_ident: Ident,
+    pub success: Ident,
+    pub missing_function: Ident,
+    pub missing_library: Ident,
+}
+
+/// How the versioned entry-point lookup is called.
+pub struct ProcAddressPlan {
+    /// Index of the lookup function in [`Plan::functions`].
+    pub index: usize,
+    pub default_flag: i128,
+    pub per_thread_flag: i128,
+}
+
+pub struct AlignedType {
+    pub name: String,
+    pub align: u64,
+    pub size: u64,
+}
+
+fn round_up(value: u64, align: u64) -> u64 {
+    if align <= 1 {
+        value
+    } else {
+        value.div_ceil(align) * align
+    }
+}
+
+impl<'a> Plan<'a> {
+    pub fn new(
+        api: &'a Api,
+        options: &'a RustOptions,
+        conventions: &'a DriverConventions,
+    ) -> Result<Plan<'a>, RustEmitError> {
+        let crate_ident = check_options(options)?;
+        let types = Types::new(api);
+        let mut plan = Plan {
+            api,
+            types,
+            options,
+            conventions,
+            crate_ident,
+            records: Vec::new(),
+            enums: Vec::new(),
+            typedefs: Vec::new(),
+            constants: Vec::new(),
+            functions: Vec::new(),
+            status: None,
+            proc_address: None,
+            uses_bitfields: false,
+            aligned_types: Vec::new(),
+            init_function: None,
+        };
+        for record in &api.records {
+            let planned = plan.plan_record(record)?;
+            plan.records.push(planned);
+        }
+        plan.check_packed_records()?;
+        plan.uses_bitfields = plan.records.iter().any(|r| match &r.shape {
+            RecordShape::Complete { members, .. } => members.iter().any(|m| matches!(m, Member::Bitfields { .. })),
+            RecordShape::Opaque => false,
+        });
+        for e in &api.enums {
+            let planned = plan.plan_enum(e)?;
+            plan.enums.push(planned);
+        }
+        for t in &api.typedefs {
+            if let Some(planned) = plan.plan_typedef(t)? {
+                plan.typedefs.push(planned);
+            }
+        }
+        plan.add_enum_typedef_names();
+        for c in &api.constants {
+            let planned = plan.plan_constant(c)?;
+            plan.constants.push(planned);
+        }
+        plan.status = plan.plan_status()?;
+        let mut functions: Vec<&Function> = api.functions.iter().collect();
+        functions.sort_by(|a, b| a.name.cmp(&b.name));
+        for f in functions {
+            let planned = plan.plan_function(f)?;
+            plan.functions.push(planned);
+        }
+        plan.proc_address = plan.plan_proc_address()?;
+        plan.init_function = plan.functions.iter().position(|f| f.function.name == conventions.init_function);
+        plan.aligned_types = plan.plan_aligned_types();
+        plan.check_names()?;
+        Ok(plan)
+    }
+
+    fn plan_record(&self, record: &'a Record) -> Result<RecordPlan<'a>, RustEmitError> {
+        let context = format!("record `{}`", record.name);
+        let record_ident = rust_ident(&record.name, &context)?;
+        if !record.complete {
+            return Ok(RecordPlan { record, ident: record_ident, shape: RecordShape::Opaque });
+        }
+        let unrepresentable = |reason: String| RustEmitError::UnrepresentableLayout { record: record.name.clone(), reason };
+        let is_union = record.kind == RecordKind::Union;
+        let pack = if record.packed {
+            if !record.explicit_alignments.is_empty() {
+                return Err(unrepresentable(
+                    "it is packed and also carries an explicit alignment; Rust forbids `packed` together with `align`".into(),
+                ));
+            }
+            Some(record.align.max(1))
+        } else {
+            None
+        };
+
+        let mut taken: BTreeSet<String> = record.fields.iter().map(|f| names::plain(&f.name)).collect();
+        let mut fresh = |base: String| {
+            let mut name = base;
+            while taken.contains(&name) {
+                name.push('_');
+            }
+            taken.insert(name.clone());
+            synthetic(&name)
+        };
+
+        // Members in declaration order, with Rust layouts; bitfield runs become byte arrays.
+        let mut members: Vec<(Member, u64, u64)> = Vec::new();
+        let mut methods: BTreeSet<String> = BTreeSet::new();
+        let mut units = 0;
+        let mut i = 0;
+        while i < record.fields.len() {
+            let field = &record.fields[i];
+            if field.bit_width.is_none() {
+                let field_context = format!("field `{}` of {context}", field.name);
+                if field.offset_bits % 8 != 0 {
+                    return Err(unrepresentable(format!("field `{}` does not start on a byte", field.name)));
+                }
+                let (size, align) = self.types.layout(&field.ty, &field_context)?;
+                if (size, align) != (field.size, field.align) {
+                    return Err(unrepresentable(format!(
+                        "field `{}` has size {} align {} in the model but {size}/{align} as a Rust type",
+                        field.name, field.size, field.align
+                    )));
+                }
+                // Reject types Rust cannot write before going further.
+                self.types.tokens(&field.ty, Position::Field, &field_context)?;
+                members.push((
+                    Member::Field {
+                        ident: ident(&field.name, &field_context)?,
+                        ty: field.ty.clone(),
+                        offset: field.offset_bits / 8,
+                        doc: field.doc.clone(),
+                    },
+                    size,
+                    align,
+                ));
+                i += 1;
+                continue;
+            }
+            let run_end = record.fields[i..]
+                .iter()
+                .position(|f| f.bit_width.is_none())
+                .map_or(record.fields.len(), |n| i + n);
+            let run = &record.fields[i..run_end];
+            i = run_end;
+            let sized: Vec<_> = run.iter().filter(|f| f.bit_width.unwrap_or(0) > 0).collect();
+            let (Some(start_bit), Some(end_bit)) = (
+                sized.iter().map(|f| f.offset_bits).min(),
+                sized.iter().map(|f| f.offset_bits + u64::from(f.bit_width.unwrap_or(0))).max(),
+            ) else {
+                continue; // only zero-width bitfields: they affect offsets, which the model has
+            };
+            let offset = start_bit / 8;
+            let len = end_bit.div_ceil(8) - offset;
+            let mut accessors = Vec::new();
+            for f in sized {
+                if f.anonymous {
+                    continue; // an unnamed bitfield is padding
+                }
+                let width = f.bit_width.unwrap_or(0);
+                let field_context = format!("bitfield `{}` of {context}", f.name);
+                let conversion = match self.types.scalar(&f.ty) {
+                    Scalar::Int { bits, .. } if bits <= 64 => BitConversion::Value,
+                    Scalar::Bool => BitConversion::Value,
+                    Scalar::Enum(name) => {
+                        let e = self.api.enumeration(&name).ok_or_else(|| RustEmitError::UnknownType {
+                            name: name.clone(),
+                            context: field_context.clone(),
+                        })?;
+                        let (underlying, _, _) = fixed_int(e.underlying, &field_context)?;
+                        BitConversion::Enum { ident: rust_ident(&e.name, &field_context)?, underlying }
+                    }
+                    _ => {
+                        return Err(RustEmitError::UnsupportedType {
+                            what: "a bitfield of a non-integer type".into(),
+                            context: field_context,
+                        })
+                    }
+                };
+                if width > 64 {
+                    return Err(RustEmitError::UnsupportedType { what: "a bitfield wider than 64 bits".into(), context: field_context });
+                }
+                self.types.tokens(&f.ty, Position::Field, &field_context)?;
+                let getter_name = names::plain(&f.name);
+                let setter_name = format!("set_{}", f.name.trim_start_matches("r#"));
+                for name in [&getter_name, &setter_name] {
+                    if !methods.insert(name.clone()) {
+                        return Err(unrepresentable(format!("bitfield accessor `{name}` would be defined twice")));
+                    }
+                }
+                accessors.push(Accessor {
+                    getter: ident(&f.name, &field_context)?,
+                    setter: ident(&setter_name, &field_context)?,
+                    bit_offset: f.offset_bits - offset * 8,
+                    width,
+                    ty: f.ty.clone(),
+                    conversion,
+                    doc: f.doc.clone(),
+                });
+            }
+            units += 1;
+            members.push((Member::Bitfields { ident: fresh(format!("_bitfield_{units}")), offset, len, accessors }, len, 1));
+        }
+
+        // Lay the members out as `repr(C)` does and insert padding where C leaves more room.
+        let mut laid = Vec::new();
+        let mut cursor = 0u64;
+        let mut natural_align = 1u64;
+        let mut paddings = 0;
+        for (member, size, align) in members {
+            let align = pack.map_or(align, |p| align.min(p));
+            natural_align = natural_align.max(align);
+            let offset = match &member {
+                Member::Field { offset, .. } | Member::Bitfields { offset, .. } | Member::Padding { offset, .. } => *offset,
+            };
+            if is_union {
+                if offset != 0 {
+                    return Err(unrepresentable(format!("a union member sits at byte {offset}")));
+                }
+                cursor = cursor.max(size);
+                laid.push(member);
+                continue;
+            }
+            let rust_offset = round_up(cursor, align);
+            if offset < rust_offset {
+                return Err(unrepresentable(format!(
+                    "a member sits at byte {offset} but Rust would place it at byte {rust_offset}"
+                )));
+            }
+            if offset > rust_offset {
+                if offset % align != 0 {
+                    return Err(unrepresentable(format!("a member at byte {offset} is not aligned to {align}")));
+                }
+                paddings += 1;
+                laid.push(Member::Padding { ident: fresh(format!("_padding_{paddings}")), offset: cursor, len: offset - cursor });
+            }
+            laid.push(member);
+            cursor = offset + size;
+        }
+
+        let mut repr = Repr { align: None, packed: pack };
+        let final_align = match pack {
+            Some(_) => {
+                if record.align != natural_align {
+                    return Err(unrepresentable(format!(
+                        "it is packed to alignment {} but its members give {natural_align}",
+                        record.align
+                    )));
+                }
+                natural_align
+            }
+            None => {
+                if record.align > natural_align {
+                    if !record.align.is_power_of_two() {
+                        return Err(unrepresentable(format!("alignment {} is not a power of two", record.align)));
+                    }
+                    repr.align = Some(record.align);
+                } else if record.align < natural_align {
+                    return Err(unrepresentable(format!(
+                        "alignment {} is below the {natural_align} its members need, yet it is not packed",
+                        record.align
+                    )));
+                }
+                record.align
+            }
+        };
+        let rust_size = round_up(cursor, final_align);
+        if record.size < rust_size {
+            return Err(unrepresentable(format!("size {} is below the {rust_size} bytes Rust needs", record.size)));
+        }
+        if record.size > rust_size {
+            if record.size % final_align != 0 {
+                return Err(unrepresentable(format!("size {} is not a multiple of alignment {final_align}", record.size)));
+            }
+            paddings += 1;
+            let ident = fresh(format!("_padding_{paddings}"));
+            if is_union {
+                laid.push(Member::Padding { ident, offset: 0, len: record.size });
+            } else {
+                laid.push(Member::Padding { ident, offset: cursor, len: record.size - cursor });
+            }
+        }
+        Ok(RecordPlan { record, ident: record_ident, shape: RecordShape::Complete { is_union, repr, members: laid } })
+    }
+
+    /// Rust refuses a packed type that contains an `align` type, at any depth.
+    fn check_packed_records(&self) -> Result<(), RustEmitError> {
+        let by_name: BTreeMap<&str, &RecordPlan> = self.records.iter().map(|r| (r.record.name.as_str(), r)).collect();
+        fn has_align(name: &str, by_name: &BTreeMap<&str, &RecordPlan>, api: &Api, depth: u32) -> bool {
+            let Some(plan) = by_name.get(name) else { return false };
+            let RecordShape::Complete { repr, members, .. } = &plan.shape else { return false };
+            if repr.align.is_some() {
+                return true;
+            }
+            depth < 32
+                && members.iter().any(|m| match m {
+                    Member::Field { ty, .. } => record_in(ty, api).is_some_and(|inner| has_align(inner, by_name, api, depth + 1)),
+                    _ => false,
+                })
+        }
+        fn record_in<'t>(ty: &'t Type, api: &'t Api) -> Option<&'t str> {
+            match api.resolve(ty) {
+                Type::Record { name } => Some(name),
+                Type::Array { element, .. } => record_in(element, api),
+                _ => None,
+            }
+        }
+        for plan in &self.records {
+            if let RecordShape::Complete { repr: Repr { packed: Some(_), .. }, members, .. } = &plan.shape {
+                for m in members {
+                    if let Member::Field { ty, .. } = m {
+                        if let Some(inner) = record_in(ty, self.api) {
+                            if has_align(inner, &by_name, self.api, 0) {
+                                return Err(RustEmitError::UnrepresentableLayout {
+                                    record: plan.record.name.clone(),
+                                    reason: format!("it is packed and contains `{inner}`, which needs an explicit alignment"),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn plan_enum(&self, e: &'a Enum) -> Result<EnumPlan<'a>, RustEmitError> {
+        let context = format!("enum `{}`", e.name);
+        let enum_ident = rust_ident(&e.name, &context)?;
+        let (underlying, bits, signed) = fixed_int(e.underlying, &context)?;
+        let (min, max) = int_range(bits, signed);
+        let mut constants = Vec::new();
+        let mut names: Vec<(i128, String)> = Vec::new();
+        let mut seen_names = BTreeSet::new();
+        for c in &e.constants {
+            if c.value < min || c.value > max {
+                return Err(RustEmitError::InvalidEnum {
+                    enumeration: e.name.clone(),
+                    reason: format!("`{}` = {} does not fit the underlying `{}`", c.name, c.value, e.underlying.c_name()),
+                });
+            }
+            if c.name == "name" || !seen_names.insert(c.name.clone()) {
+                return Err(RustEmitError::InvalidEnum {
+                    enumeration: e.name.clone(),
+                    reason: format!("constant name `{}` is taken", c.name),
+                });
+            }
+            if !names.iter().any(|(v, _)| *v == c.value) {
+                names.push((c.value, c.name.clone()));
+            }
+            constants.push(EnumConstantPlan {
+                ident: ident(&c.name, &format!("constant `{}` of {context}", c.name))?,
+                value: c.value,
+                doc: c.doc.clone(),
+            });
+        }
+        // Flags: every value is zero or made of bits that single-bit constants name (masks such
+        // as `A | B | C` are allowed), at least two single-bit constants exist, and the values
+        // are not one contiguous run of three or more (`0, 1, 2, 3` counts, it does not set bits).
+        let mut flag_bits: Vec<(i128, String)> = Vec::new();
+        for c in &e.constants {
+            if c.value > 0 && (c.value & (c.value - 1)) == 0 && !flag_bits.iter().any(|(v, _)| *v == c.value) {
+                flag_bits.push((c.value, c.name.clone()));
+            }
+        }
+        let covered = flag_bits.iter().fold(0i128, |acc, (v, _)| acc | v);
+        let distinct: BTreeSet<i128> = e.constants.iter().map(|c| c.value).collect();
+        let contiguous = match (distinct.first(), distinct.last()) {
+            (Some(low), Some(high)) => distinct.len() >= 3 && high - low + 1 == distinct.len() as i128,
+            _ => false,
+        };
+        let is_flags = flag_bits.len() >= 2
+            && !contiguous
+            && e.constants.iter().all(|c| c.value >= 0 && c.value & !covered == 0);
+        if !is_flags {
+            flag_bits.clear();
+        }
+        Ok(EnumPlan { enumeration: e, ident: enum_ident, underlying, constants, names, is_flags, flag_bits })
+    }
+
+    fn plan_typedef(&self, t: &Typedef) -> Result<Option<TypedefPlan>, RustEmitError> {
+        let context = format!("typedef `{}`", t.name);
+        if t.system {
+            return Ok(None); // written as Rust's own spelling wherever it is used
+        }
+        // `typedef struct X X;` and untagged records or enums named by the typedef: the Rust
+        // type already has the name.
+        match &t.ty {
+            Type::Record { name } | Type::Enum { name } | Type::Typedef { name } if *name == t.name => return Ok(None),
+            _ => {}
+        }
+        let ident = ident(&t.name, &context)?;
+        if t.align != 0 || !t.explicit_alignments.is_empty() {
+            let named = self.types.layout(&Type::Typedef { name: t.name.clone() }, &context);
+            match named {
+                Err(RustEmitError::AlignedTypedef { .. }) => return Err(named.unwrap_err()),
+                Err(_) if !t.explicit_alignments.is_empty() => {
+                    let align = t.explicit_alignments.iter().map(|a| a.value).max().unwrap_or(0);
+                    return Err(RustEmitError::AlignedTypedef { typedef: t.name.clone(), align, natural: 0 });
+                }
+                Ok((_, natural)) if t.explicit_alignments.iter().any(|a| a.value > natural) => {
+                    let align = t.explicit_alignments.iter().map(|a| a.value).max().unwrap_or(0);
+                    return Err(RustEmitError::AlignedTypedef { typedef: t.name.clone(), align, natural });
+                }
+                _ => {}
+            }
+        }
+        self.types.tokens(&t.ty, Position::Alias, &context)?;
+        Ok(Some(TypedefPlan { name: t.name.clone(), ident, ty: t.ty.clone(), doc: t.doc.clone() }))
+    }
+
+    /// Enum typedef names the model lists on the enum but not as typedefs.
+    fn add_enum_typedef_names(&mut self) {
+        for e in &self.api.enums {
+            for name in &e.typedef_names {
+                if name != &e.name && self.api.typedef(name).is_none() && !self.typedefs.iter().any(|t| &t.name == name) {
+                    if let Ok(ident) = ident(name, "enum typedef") {
+                        let ty = Type::Enum { name: e.name.clone() };
+                        self.typedefs.push(TypedefPlan { name: name.clone(), ident, ty, doc: None });
+                    }
+                }
+            }
+        }
+        self.typedefs.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+
+    fn plan_constant(&self, c: &'a ctkgen_ir::Constant) -> Result<ConstantPlan<'a>, RustEmitError> {
+        let context = format!("constant `{}`", c.name);
+        let invalid = |reason: String| RustEmitError::InvalidConstant { constant: c.name.clone(), reason };
+        let ident = ident(&c.name, &context)?;
+        let declared = || -> Result<ConstantType, RustEmitError> {
+            self.types.tokens(&c.ty, Position::Field, &context)?;
+            Ok(ConstantType::Declared(c.ty.clone()))
+        };
+        let (ty, value) = match &c.value {
+            ConstantValue::Str(text) => {
+                if text.contains('\0') {
+                    (ConstantType::Bytes, ConstantExpr::Bytes(text.as_bytes().to_vec()))
+                } else {
+                    (ConstantType::CStr, ConstantExpr::CStr(text.clone()))
+                }
+            }
+            ConstantValue::Float(v) => match self.types.scalar(&c.ty) {
+                Scalar::Float if v.is_finite() => (declared()?, ConstantExpr::Float(*v)),
+                _ => return Err(invalid("a floating-point value needs a finite value of a floating-point type".into())),
+            },
+            ConstantValue::Int(v) => match self.types.scalar(&c.ty) {
+                Scalar::Int { bits, signed } => {
+                    let (min, max) = int_range(bits, signed);
+                    if *v < min || *v > max {
+                        return Err(invalid(format!("value {v} does not fit its type")));
+                    }
+                    (declared()?, ConstantExpr::Int(*v))
+                }
+                Scalar::Bool => (declared()?, ConstantExpr::Bool(*v != 0)),
+                Scalar::Float => (declared()?, ConstantExpr::Float(*v as f64)),
+                Scalar::Enum(name) => {
+                    let e = self.api.enumeration(&name).ok_or_else(|| RustEmitError::UnknownType { name: name.clone(), context: context.clone() })?;
+                    let (_, bits, signed) = fixed_int(e.underlying, &context)?;
+                    let (min, max) = int_range(bits, signed);
+                    if *v < min || *v > max {
+                        return Err(invalid(format!("value {v} does not fit enum `{name}`")));
+                    }
+                    (declared()?, ConstantExpr::Enum { ident: ident_of_enum(&name, &context)?, value: *v })
+                }
+                Scalar::Pointer { is_const } => {
+                    let (size, _) = self.types.layout(&c.ty, &context)?;
+                    let modulus = 1u128 << (size * 8).min(127);
+                    let address = (*v).rem_euclid(modulus as i128) as u128;
+                    let value = if address == 0 {
+                        ConstantExpr::NullPointer { is_const }
+                    } else {
+                        ConstantExpr::Address { is_const, address }
+                    };
+                    (declared()?, value)
+                }
+                Scalar::Other => return Err(invalid("an integer value of a non-scalar type".into())),
+            },
+        };
+        Ok(ConstantPlan { name: &c.name, ident, ty, value, expr: &c.expr, doc: c.doc.clone() })
+    }
+
+    fn plan_status(&self) -> Result<Option<StatusPlan>, RustEmitError> {
+        let conventions = self.conventions;
+        let Some(status) = self
+            .api
+            .enums
+            .iter()
+            .find(|e| e.constants.iter().any(|c| c.name == conventions.success_constant))
+        else {
+            return Ok(None);
+        };
+        let context = format!("enum `{}`", status.name);
+        let constant = |name: &str| -> Result<Ident, RustEmitError> {
+            if !status.constants.iter().any(|c| c.name == name) {
+                return Err(RustEmitError::Convention {
+                    name: name.into(),
+                    reason: format!("status enum `{}` has no such constant", status.name),
+                });
+            }
+            ident(name, &context)
+        };
+        Ok(Some(StatusPlan {
+            enum_ident: ident(&status.name, &context)?,
+            success: constant(&conventions.success_constant)?,
+            missing_function: constant(&conventions.missing_function_constant)?,
+            missing_library: constant(&conventions.missing_library_constant)?,
+        }))
+    }
+
+    fn returns_status(&self, ty: &Type) -> bool {
+        let Some(status) = &self.status else { return false };
+        matches!(self.api.resolve(ty), Type::Enum { name } if status.enum_ident == name.as_str())
+    }
+
+    fn plan_function(&self, f: &'a Function) -> Result<FunctionPlan<'a>, RustEmitError> {
+        let context = format!("function `{}`", f.name);
+        let invalid = |reason: &str| RustEmitError::InvalidFunction { function: f.name.clone(), reason: reason.into() };
+        let ident = ident(&f.name, &context)?;
+        for symbol in [&f.symbol, &f.lookup_name].into_iter().chain(f.per_thread_symbol.iter()) {
+            if symbol.is_empty() || symbol.contains('\0') {
+                return Err(invalid("its symbol is empty or contains NUL"));
+            }
+        }
+        if matches!(f.ret, Type::Function { .. }) {
+            return Err(invalid("it returns a function type"));
+        }
+        self.types.return_tokens(&f.ret, &context)?;
+        let mut params = Vec::new();
+        let mut seen = BTreeSet::new();
+        for (i, p) in f.params.iter().enumerate() {
+            if matches!(p.ty, Type::Void) {
+                return Err(invalid("it has a `void` parameter"));
+            }
+            self.types.tokens(&p.ty, Position::Param, &context)?;
+            let mut name = names::plain(&p.name);
+            if name.is_empty() || name == "_" {
+                name = format!("arg{i}");
+            }
+            while !seen.insert(name.clone()) {
+                name = format!("{name}_{i}");
+            }
+            params.push((crate::names::ident(&name, &context)?, p.ty.clone()));
+        }
+        Ok(FunctionPlan { function: f, ident, params, returns_status: self.returns_status(&f.ret) })
+    }
+
+    /// The lookup is used only when the model has it in the five-parameter form
+    /// `(const char *symbol, void **pfn, int version, flags, status *)` returning the status.
+    fn plan_proc_address(&self) -> Result<Option<ProcAddressPlan>, RustEmitError> {
+        let Some(index) = self.functions.iter().position(|f| f.function.name == self.conventions.proc_address_function) else {
+            return Ok(None);
+        };
+        let f = &self.functions[index];
+        let scalar = |i: usize| self.types.scalar(&f.function.params[i].ty);
+        let shape_fits = f.returns_status
+            && f.function.params.len() == 5
+            && matches!(scalar(0), Scalar::Pointer { .. })
+            && matches!(scalar(1), Scalar::Pointer { .. })
+            && matches!(scalar(2), Scalar::Int { .. })
+            && matches!(scalar(3), Scalar::Int { .. })
+            && matches!(scalar(4), Scalar::Pointer { is_const: false });
+        if !shape_fits {
+            return Ok(None);
+        }
+        let flag = |name: &str| -> Result<i128, RustEmitError> {
+            self.api
+                .enums
+                .iter()
+                .flat_map(|e| e.constants.iter())
+                .find(|c| c.name == name)
+                .map(|c| c.value)
+                .ok_or_else(|| RustEmitError::Convention { name: name.into(), reason: "no enum constant has this name".into() })
+        };
+        let default_flag = flag(&self.conventions.proc_address_default_flag)?;
+        let per_thread_flag = flag(&self.conventions.proc_address_per_thread_flag)?;
+        Ok(Some(ProcAddressPlan { index, default_flag, per_thread_flag }))
+    }
+
+    fn plan_aligned_types(&self) -> Vec<AlignedType> {
+        let mut out = Vec::new();
+        for plan in &self.records {
+            let RecordShape::Complete { .. } = plan.shape else { continue };
+            let r = plan.record;
+            if r.explicit_alignments.is_empty() {
+                continue;
+            }
+            let aliases = self.typedefs.iter().filter(|t| matches!(&t.ty, Type::Record { name } if *name == r.name));
+            for t in aliases {
+                out.push(AlignedType { name: names::plain(&t.name), align: r.align, size: r.size });
+            }
+            out.push(AlignedType { name: names::plain(&r.name), align: r.align, size: r.size });
+        }
+        out
+    }
+
+    /// Rust has one type namespace and one value namespace for all of these items.
+    fn check_names(&self) -> Result<(), RustEmitError> {
+        let mut types: BTreeMap<String, String> = BTreeMap::new();
+        let mut values: BTreeMap<String, String> = BTreeMap::new();
+        let add = |space: &mut BTreeMap<String, String>, name: String, what: String| -> Result<(), RustEmitError> {
+            if names::RESERVED.contains(&name.as_str()) {
+                return Err(RustEmitError::ReservedName { name });
+            }
+            if let Some(first) = space.insert(name.clone(), what.clone()) {
+                return Err(RustEmitError::DuplicateName { name, first, second: what });
+            }
+            Ok(())
+        };
+        for r in &self.records {
+            add(&mut types, r.ident.to_string(), format!("record `{}`", r.record.name))?;
+        }
+        for e in &self.enums {
+            add(&mut types, e.ident.to_string(), format!("enum `{}`", e.enumeration.name))?;
+            add(&mut values, e.ident.to_string(), format!("enum `{}`", e.enumeration.name))?;
+        }
+        for t in &self.typedefs {
+            add(&mut types, t.ident.to_string(), format!("typedef `{}`", t.name))?;
+        }
+        for c in &self.constants {
+            add(&mut values, c.ident.to_string(), format!("constant `{}`", c.name))?;
+        }
+        for f in &self.functions {
+            add(&mut values, f.ident.to_string(), format!("function `{}`", f.function.name))?;
+        }
+        Ok(())
+    }
+}
+
+fn ident_of_enum(name: &str, context: &str) -> Result<Ident, RustEmitError> {
+    ident(name, context)
+}
+
+/// Inclusive range of an integer of `bits` bits.
+pub fn int_range(bits: u32, signed: bool) -> (i128, i128) {
+    let bits = bits.min(127);
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+fn check_options(options: &RustOptions) -> Result<Ident, RustEmitError> {
+    let name = &options.crate_name;
+    let valid_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid_name {
+        return Err(RustEmitError::InvalidOption { option: "crate_name", reason: format!("`{name}` is not a Cargo package name") });
+    }
+    if !is_semver(&options.crate_version) {
+        return Err(RustEmitError::InvalidOption {
+            option: "crate_version",
+            reason: format!("`{}` is not a semantic version", options.crate_version),
+        });
+    }
+    if options.command.contains(['\n', '\r']) {
+        return Err(RustEmitError::InvalidOption { option: "command", reason: "it spans several lines".into() });
+    }
+    Ok(synthetic(&name.replace('-', "_")))
+}
+
+/// `MAJOR.MINOR.PATCH`, optionally `-pre` and `+build` with dot-separated alphanumeric parts.
+fn is_semver(text: &str) -> bool {
+    let (rest, build) = match text.split_once('+') {
+        Some((rest, build)) => (rest, Some(build)),
+        None => (text, None),
+    };
+    let (core, pre) = match rest.split_once('-') {
+        Some((core, pre)) => (core, Some(pre)),
+        None => (rest, None),
+    };
+    let numbers: Vec<&str> = core.split('.').collect();
+    let idents_ok = |s: &str| s.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    numbers.len() == 3
+        && numbers.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && (n.len() == 1 || !n.starts_with('0')))
+        && pre.is_none_or(idents_ok)
+        && build.is_none_or(idents_ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semantic_versions() {
+        assert!(is_semver("0.1.0"));
+        assert!(is_semver("0.1.0+ctk.13.1.0"));
+        assert!(is_semver("1.2.3-rc.1+ctk.12.9"));
+        assert!(!is_semver("0.1"));
+        assert!(!is_semver("0.1.0+"));
+        assert!(!is_semver("01.1.0"));
+    }
+
+    #[test]
+    fn integer_ranges() {
+        assert_eq!(int_range(32, false), (0, u32::MAX as i128));
+        assert_eq!(int_range(32, true), (i32::MIN as i128, i32::MAX as i128));
+    }
+}

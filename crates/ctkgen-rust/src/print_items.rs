@@ -1,0 +1,557 @@
+//! Prints the planned declarations: records, enums, typedefs, constants, function wrappers and
+//! the compile-time layout assertions. Nothing here decides; it lays out what the plan says.
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::quote;
+
+use crate::plan::{
+    Accessor, BitConversion, ConstantExpr, ConstantPlan, ConstantType, EnumPlan, FunctionPlan, Member, Plan,
+    RecordPlan, RecordShape, Repr, TypedefPlan,
+};
+use crate::types::Position;
+use crate::RustEmitError;
+
+/// `#[doc]` attributes, one per line, with the leading space `///` comments have. Leading
+/// whitespace is dropped so that indented header prose never reads as a code block.
+pub fn doc_attrs(text: &str) -> TokenStream {
+    let lines: Vec<&str> = text.lines().map(|l| l.trim()).collect();
+    let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
+    let end = lines.iter().rposition(|l| !l.is_empty()).map_or(start, |i| i + 1);
+    let mut out = TokenStream::new();
+    let mut blank = false;
+    for line in &lines[start..end] {
+        if line.is_empty() {
+            if blank {
+                continue;
+            }
+            blank = true;
+            out.extend(quote!(#[doc = ""]));
+        } else {
+            blank = false;
+            let text = format!(" {line}");
+            out.extend(quote!(#[doc = #text]));
+        }
+    }
+    out
+}
+
+fn optional_doc(doc: &Option<String>) -> TokenStream {
+    doc.as_deref().map(doc_attrs).unwrap_or_default()
+}
+
+/// An integer literal, negative ones as `-N`.
+pub fn int_literal(value: i128) -> TokenStream {
+    if value < 0 {
+        let magnitude = Literal::u128_unsuffixed(value.unsigned_abs());
+        quote!(-#magnitude)
+    } else {
+        let magnitude = Literal::u128_unsuffixed(value as u128);
+        quote!(#magnitude)
+    }
+}
+
+pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError> {
+    let ident = &r.ident;
+    let mut doc = optional_doc(&r.record.doc);
+    if let Some(parent) = &r.record.parent {
+        let line = format!(" Anonymous {} inside `{}::{}`.", r.record.kind.c_keyword(), parent.record, parent.field);
+        if !doc.is_empty() {
+            doc.extend(quote!(#[doc = ""]));
+        }
+        doc.extend(quote!(#[doc = #line]));
+    }
+    let RecordShape::Complete { is_union, repr, members } = &r.shape else {
+        let line = " Opaque: the header only declares it, so it is used behind pointers.";
+        if !doc.is_empty() {
+            doc.extend(quote!(#[doc = ""]));
+        }
+        return Ok(quote! {
+            #doc
+            #[doc = #line]
+            #[repr(C)]
+            pub struct #ident {
+                _unused: [u8; 0],
+                _not_send_sync_unpin: ::core::marker::PhantomData<(*mut u8, ::core::marker::PhantomPinned)>,
+            }
+        });
+    };
+    let repr_attr = repr_tokens(repr);
+    let context = format!("record `{}`", r.record.name);
+    let mut fields = Vec::new();
+    let mut accessors = Vec::new();
+    for m in members {
+        match m {
+            Member::Field { ident, ty, doc, .. } => {
+                let ty = plan.types.tokens(ty, Position::Field, &context)?;
+                let doc = optional_doc(doc);
+                fields.push(quote!(#doc pub #ident: #ty));
+            }
+            Member::Padding { ident, len, .. } => {
+                let len = Literal::u64_unsuffixed(*len);
+                fields.push(quote!(pub #ident: [u8; #len]));
+            }
+            Member::Bitfields { ident, len, accessors: list, .. } => {
+                let len_lit = Literal::u64_unsuffixed(*len);
+                let names: Vec<String> = list.iter().map(|a| a.getter.to_string().trim_start_matches("r#").to_string()).collect();
+                let line = format!(" Storage of the bitfields {}; use their accessors.", names.join(", "));
+                fields.push(quote!(#[doc = #line] pub #ident: [u8; #len_lit]));
+                for a in list {
+                    accessors.push(accessor(plan, ident, a, &context)?);
+                }
+            }
+        }
+    }
+    let kind = if *is_union { quote!(union) } else { quote!(struct) };
+    let name = ident.to_string();
+    let debug = if *is_union {
+        quote! {
+            impl ::core::fmt::Debug for #ident {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(#name).finish_non_exhaustive()
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
+    let derives = if *is_union { quote!(#[derive(Clone, Copy)]) } else { quote!(#[derive(Clone, Copy, Debug)]) };
+    let methods = if accessors.is_empty() {
+        quote!()
+    } else {
+        quote!(impl #ident { #(#accessors)* })
+    };
+    Ok(quote! {
+        #doc
+        #repr_attr
+        #derives
+        pub #kind #ident {
+            #(#fields,)*
+        }
+        #debug
+        impl Default for #ident {
+            /// All bytes zero, which is a valid value of every field.
+            fn default() -> Self {
+                // SAFETY: every field is an integer, float, raw pointer, nullable function
+                // pointer, enum newtype or record of those, for which zero bytes are valid.
+                unsafe { ::core::mem::zeroed() }
+            }
+        }
+        #methods
+    })
+}
+
+fn repr_tokens(repr: &Repr) -> TokenStream {
+    match (repr.align, repr.packed) {
+        (Some(align), _) => {
+            let align = Literal::u64_unsuffixed(align);
+            quote!(#[repr(C, align(#align))])
+        }
+        (None, Some(1)) => quote!(#[repr(C, packed)]),
+        (None, Some(pack)) => {
+            let pack = Literal::u64_unsuffixed(pack);
+            quote!(#[repr(C, packed(#pack))])
+        }
+        (None, None) => quote!(#[repr(C)]),
+    }
+}
+
+fn accessor(plan: &Plan, storage: &proc_macro2::Ident, a: &Accessor, context: &str) -> Result<TokenStream, RustEmitError> {
+    let ty = plan.types.tokens(&a.ty, Position::Field, context)?;
+    let (getter, setter) = (&a.getter, &a.setter);
+    let offset = Literal::u64_unsuffixed(a.bit_offset);
+    let width = Literal::u32_unsuffixed(a.width);
+    let raw = quote!(crate::runtime::get_bits(&self.#storage, #offset, #width));
+    let (get, set) = match &a.conversion {
+        BitConversion::Value => (
+            quote!(<#ty as crate::runtime::BitValue>::from_bits(#raw, #width)),
+            quote!(crate::runtime::BitValue::to_bits(value)),
+        ),
+        BitConversion::Enum { ident, underlying } => (
+            quote!(#ident(<#underlying as crate::runtime::BitValue>::from_bits(#raw, #width))),
+            quote!(crate::runtime::BitValue::to_bits(value.0)),
+        ),
+    };
+    let doc = optional_doc(&a.doc);
+    let set_doc = format!(" Sets the {}-bit field `{}`.", a.width, a.getter.to_string().trim_start_matches("r#"));
+    Ok(quote! {
+        #doc
+        #[inline]
+        pub fn #getter(&self) -> #ty {
+            #get
+        }
+        #[doc = #set_doc]
+        #[inline]
+        pub fn #setter(&mut self, value: #ty) {
+            crate::runtime::set_bits(&mut self.#storage, #offset, #width, #set)
+        }
+    })
+}
+
+pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
+    let RecordShape::Complete { members, .. } = &r.shape else { return quote!() };
+    let ident = &r.ident;
+    let name = &r.record.name;
+    let size = Literal::u64_unsuffixed(r.record.size);
+    let align = Literal::u64_unsuffixed(r.record.align);
+    let size_message = format!("size of {name} differs from the header");
+    let align_message = format!("alignment of {name} differs from the header");
+    let mut checks = vec![
+        quote!(assert!(::core::mem::size_of::<#ident>() == #size, #size_message);),
+        quote!(assert!(::core::mem::align_of::<#ident>() == #align, #align_message);),
+    ];
+    for m in members {
+        let (field, offset) = match m {
+            Member::Field { ident, offset, .. } | Member::Bitfields { ident, offset, .. } => (ident, offset),
+            Member::Padding { .. } => continue,
+        };
+        let message = format!("offset of {name}::{} differs from the header", field.to_string().trim_start_matches("r#"));
+        let offset = Literal::u64_unsuffixed(*offset);
+        checks.push(quote!(assert!(::core::mem::offset_of!(#ident, #field) == #offset, #message);));
+    }
+    quote!(const _: () = { #(#checks)* };)
+}
+
+pub fn enumeration(e: &EnumPlan) -> TokenStream {
+    let ident = &e.ident;
+    let underlying = &e.underlying;
+    let doc = optional_doc(&e.enumeration.doc);
+    let names_line = if e.enumeration.typedef_names.is_empty() {
+        String::new()
+    } else {
+        format!(" Also named {}.", e.enumeration.typedef_names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+    };
+    let shape_line = format!(
+        " A newtype over `{}` rather than a Rust enum, so values a newer driver returns stay valid.{names_line}",
+        e.enumeration.underlying.c_name()
+    );
+    let constants = e.constants.iter().map(|c| {
+        let cid = &c.ident;
+        let value = int_literal(c.value);
+        let doc = optional_doc(&c.doc);
+        quote!(#doc pub const #cid: Self = Self(#value);)
+    });
+    let arms = e.names.iter().map(|(value, name)| {
+        let value = int_literal(*value);
+        quote!(#value => ::core::option::Option::Some(#name),)
+    });
+    let type_name = ident.to_string();
+    let debug_body = if e.is_flags {
+        let bits = e.flag_bits.iter().map(|(value, name)| {
+            let value = int_literal(*value);
+            quote!((#value, #name))
+        });
+        quote! {
+            if let ::core::option::Option::Some(name) = self.name() {
+                return f.write_str(name);
+            }
+            let mut rest = self.0;
+            let mut first = true;
+            for (bit, name) in [#(#bits),*] {
+                if rest & bit == bit {
+                    if !first {
+                        f.write_str(" | ")?;
+                    }
+                    f.write_str(name)?;
+                    rest &= !bit;
+                    first = false;
+                }
+            }
+            if rest != 0 || first {
+                if !first {
+                    f.write_str(" | ")?;
+                }
+                write!(f, "{:#x}", rest)?;
+            }
+            Ok(())
+        }
+    } else {
+        let fallback = format!("{type_name}({{}})");
+        quote! {
+            match self.name() {
+                ::core::option::Option::Some(name) => f.write_str(name),
+                ::core::option::Option::None => write!(f, #fallback, self.0),
+            }
+        }
+    };
+    let flags = if e.is_flags {
+        quote! {
+            impl #ident {
+                /// Whether every bit of `other` is set in `self`.
+                #[inline]
+                pub const fn contains(self, other: Self) -> bool {
+                    self.0 & other.0 == other.0
+                }
+            }
+            impl ::core::ops::BitOr for #ident {
+                type Output = Self;
+                #[inline]
+                fn bitor(self, rhs: Self) -> Self {
+                    Self(self.0 | rhs.0)
+                }
+            }
+            impl ::core::ops::BitOrAssign for #ident {
+                #[inline]
+                fn bitor_assign(&mut self, rhs: Self) {
+                    self.0 |= rhs.0;
+                }
+            }
+            impl ::core::ops::BitAnd for #ident {
+                type Output = Self;
+                #[inline]
+                fn bitand(self, rhs: Self) -> Self {
+                    Self(self.0 & rhs.0)
+                }
+            }
+            impl ::core::ops::BitAndAssign for #ident {
+                #[inline]
+                fn bitand_assign(&mut self, rhs: Self) {
+                    self.0 &= rhs.0;
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
+    let separator = if doc.is_empty() { quote!() } else { quote!(#[doc = ""]) };
+    quote! {
+        #doc
+        #separator
+        #[doc = #shape_line]
+        #[repr(transparent)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub struct #ident(pub #underlying);
+        impl #ident {
+            #(#constants)*
+            /// The header's name for this value, if it has one (the first of several aliases).
+            pub const fn name(self) -> ::core::option::Option<&'static str> {
+                match self.0 {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+        impl ::core::fmt::Debug for #ident {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #debug_body
+            }
+        }
+        #flags
+    }
+}
+
+pub fn typedef(plan: &Plan, t: &TypedefPlan) -> Result<TokenStream, RustEmitError> {
+    let ident = &t.ident;
+    let ty = plan.types.tokens(&t.ty, Position::Alias, &format!("typedef `{}`", t.name))?;
+    let doc = optional_doc(&t.doc);
+    Ok(quote!(#doc pub type #ident = #ty;))
+}
+
+pub fn constant(plan: &Plan, c: &ConstantPlan) -> Result<TokenStream, RustEmitError> {
+    let ident = &c.ident;
+    let context = format!("constant `{}`", c.name);
+    let ty = match &c.ty {
+        ConstantType::Declared(ty) => plan.types.tokens(ty, Position::Field, &context)?,
+        ConstantType::CStr => quote!(&::core::ffi::CStr),
+        ConstantType::Bytes => quote!(&[u8]),
+    };
+    let value = match &c.value {
+        ConstantExpr::Int(v) => int_literal(*v),
+        ConstantExpr::Bool(v) => quote!(#v),
+        ConstantExpr::Float(v) => {
+            let lit = Literal::f64_unsuffixed(*v);
+            if *v < 0.0 {
+                let lit = Literal::f64_unsuffixed(-*v);
+                quote!(-#lit)
+            } else {
+                quote!(#lit)
+            }
+        }
+        ConstantExpr::Enum { ident, value } => {
+            let value = int_literal(*value);
+            quote!(#ident(#value))
+        }
+        ConstantExpr::NullPointer { is_const: true } => quote!(::core::ptr::null()),
+        ConstantExpr::NullPointer { is_const: false } => quote!(::core::ptr::null_mut()),
+        ConstantExpr::Address { is_const, address } => {
+            let lit = syn::LitInt::new(&format!("{address:#x}"), Span::call_site());
+            if *is_const {
+                quote!(::core::ptr::without_provenance(#lit))
+            } else {
+                quote!(::core::ptr::without_provenance_mut(#lit))
+            }
+        }
+        ConstantExpr::CStr(text) => {
+            let owned = std::ffi::CString::new(text.as_str()).map_err(|_| RustEmitError::InvalidConstant {
+                constant: c.name.to_string(),
+                reason: "string contains NUL".into(),
+            })?;
+            let lit = Literal::c_string(&owned);
+            quote!(#lit)
+        }
+        ConstantExpr::Bytes(bytes) => {
+            let lit = Literal::byte_string(bytes);
+            quote!(#lit)
+        }
+    };
+    let mut doc = optional_doc(&c.doc);
+    if !doc.is_empty() {
+        doc.extend(quote!(#[doc = ""]));
+    }
+    let source = format!(" C: `#define {} {}`", c.name, c.expr.replace('`', "'"));
+    Ok(quote!(#doc #[doc = #source] pub const #ident: #ty = #value;))
+}
+
+fn function_doc(plan: &Plan, f: &FunctionPlan) -> TokenStream {
+    let function = f.function;
+    let mut text = String::new();
+    if let Some(doc) = &function.doc {
+        let parts = ctkgen_ir::doc::parse(doc);
+        if !parts.brief.is_empty() {
+            text.push_str(&parts.brief);
+            text.push_str("\n\n");
+        }
+        if !parts.body.is_empty() {
+            text.push_str(&parts.body);
+            text.push_str("\n\n");
+        }
+        if !parts.params.is_empty() {
+            text.push_str("# Parameters\n\n");
+            // In declaration order, not the parser's sorted order.
+            for p in &function.params {
+                if let Some(about) = parts.params.get(&p.name) {
+                    text.push_str(&format!("- `{}`: {}\n", p.name, about));
+                }
+            }
+            text.push('\n');
+        }
+        if !parts.returns.is_empty() {
+            text.push_str("# Returns\n\n");
+            text.push_str(&parts.returns);
+            text.push_str("\n\n");
+        }
+    }
+    text.push_str("# Safety\n\nCalls straight into the driver: arguments must meet the contract the driver documents ");
+    text.push_str("for this function (valid pointers of the right size, live handles).\n\n");
+    text.push_str("# Binding\n\n");
+    let binding = match (function.first_version, &plan.proc_address) {
+        (Some(version), Some(_)) => format!(
+            "Resolved on first call through `{}(\"{}\", {version})`, falling back to the symbol `{}`.",
+            plan.conventions.proc_address_function, function.lookup_name, function.symbol
+        ),
+        _ => format!("Resolved on first call as the symbol `{}`.", function.symbol),
+    };
+    text.push_str(&binding);
+    if let Some(per_thread) = &function.per_thread_symbol {
+        text.push_str(&format!(
+            " With `{}=1` the per-thread-default-stream variant `{per_thread}` is used.",
+            plan.conventions.per_thread_env_var
+        ));
+    }
+    text.push('\n');
+    if f.returns_status {
+        if let Some(status) = &plan.status {
+            text.push_str(&format!(
+                "Returns `{}` when the driver lacks this entry point and `{}` when the driver library cannot be loaded (see [`driver_status`]).\n",
+                status.missing_function, status.missing_library
+            ));
+        }
+    } else {
+        text.push_str("\n# Panics\n\nWhen the driver library or this entry point is missing (see [`function_available`]).\n");
+    }
+    doc_attrs(&text)
+}
+
+pub fn function(plan: &Plan, index: usize, f: &FunctionPlan) -> Result<TokenStream, RustEmitError> {
+    let context = format!("function `{}`", f.function.name);
+    let ident = &f.ident;
+    let doc = function_doc(plan, f);
+    let mut params = Vec::new();
+    let mut param_types = Vec::new();
+    let mut args = Vec::new();
+    for (name, ty) in &f.params {
+        let ty = plan.types.tokens(ty, Position::Param, &context)?;
+        params.push(quote!(#name: #ty));
+        param_types.push(ty);
+        args.push(name.clone());
+    }
+    let ret = plan.types.return_tokens(&f.function.ret, &context)?;
+    let slot = Literal::usize_unsuffixed(index);
+    let missing = match (&plan.status, f.returns_status) {
+        (Some(status), true) => {
+            let (e, library, function) = (&status.enum_ident, &status.missing_library, &status.missing_function);
+            quote! {
+                ::core::result::Result::Err(crate::runtime::Missing::Library) => #e::#library,
+                ::core::result::Result::Err(crate::runtime::Missing::Function) => #e::#function,
+            }
+        }
+        _ => quote! {
+            ::core::result::Result::Err(missing) => crate::runtime::unavailable(FUNCTIONS[#slot].name(), missing),
+        },
+    };
+    let deprecated = if f.function.deprecated { quote!(#[deprecated]) } else { quote!() };
+    Ok(quote! {
+        #doc
+        #deprecated
+        #[inline]
+        pub unsafe fn #ident(#(#params),*) #ret {
+            match FUNCTIONS[#slot].address() {
+                ::core::result::Result::Ok(address) => {
+                    // SAFETY: the address was exported for this name and version, whose C
+                    // signature this type spells.
+                    let function = unsafe {
+                        ::core::mem::transmute::<*mut ::core::ffi::c_void, unsafe extern "C" fn(#(#param_types),*) #ret>(address)
+                    };
+                    // SAFETY: the caller meets the driver's contract for this function.
+                    unsafe { function(#(#args),*) }
+                }
+                #missing
+            }
+        }
+    })
+}
+
+/// The entry table: one lazily resolved slot per function, sorted by name.
+pub fn entry_table(plan: &Plan) -> TokenStream {
+    let entries = plan.functions.iter().map(|f| {
+        let function = f.function;
+        let name = c_literal(&function.name);
+        let symbol = c_literal(&function.symbol);
+        let lookup = c_literal(&function.lookup_name);
+        let version = optional_u32(function.first_version);
+        let per_thread = match &function.per_thread_symbol {
+            Some(symbol) => {
+                let symbol = c_literal(symbol);
+                let version = optional_u32(function.per_thread_first_version);
+                quote!(::core::option::Option::Some((#symbol, #version)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(crate::runtime::Entry::new(#name, #lookup, #symbol, #version, #per_thread))
+    });
+    let count = Literal::usize_unsuffixed(plan.functions.len());
+    quote! {
+        /// Every function's entry point, resolved on its first call. Sorted by name.
+        static FUNCTIONS: [crate::runtime::Entry; #count] = [#(#entries),*];
+    }
+}
+
+pub fn c_literal(text: &str) -> TokenStream {
+    // Names were checked for NUL bytes by the plan.
+    match std::ffi::CString::new(text) {
+        Ok(owned) => {
+            let lit = Literal::c_string(&owned);
+            quote!(#lit)
+        }
+        Err(_) => quote!(c""),
+    }
+}
+
+fn optional_u32(value: Option<u32>) -> TokenStream {
+    match value {
+        Some(v) => {
+            let lit = Literal::u32_unsuffixed(v);
+            quote!(::core::option::Option::Some(#lit))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
