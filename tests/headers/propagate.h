@@ -1,6 +1,12 @@
 /* Over-alignment propagates: through a member, an array member, and a union. */
+#ifdef __cplusplus
+#define ALIGN_TO(n) alignas(n)
+#else
+#define ALIGN_TO(n) _Alignas(n)
+#endif
+
 struct Descriptor {
-    _Alignas(128) unsigned long long opaque[16];
+    ALIGN_TO(128) unsigned long long opaque[16];
 };
 
 struct Holder {

@@ -153,7 +153,7 @@ impl<'tu> Builder<'tu> {
                 let underlying = strip_sugar(cursor.typedef_underlying());
                 if matches!(underlying.kind(), CXType_Record | CXType_Enum) {
                     let decl = underlying.declaration();
-                    if decl.is_anonymous() {
+                    if self.is_untagged(decl) {
                         self.typedef_of_anonymous.entry(decl.usr()).or_insert_with(|| cursor.spelling());
                     }
                 }
@@ -168,7 +168,7 @@ impl<'tu> Builder<'tu> {
             let origin = self.origin(cursor);
             match (cursor.kind(), origin) {
                 (CXCursor_StructDecl | CXCursor_UnionDecl, Origin::Main) => {
-                    if !cursor.is_anonymous() || self.typedef_of_anonymous.contains_key(&cursor.usr()) {
+                    if !self.is_untagged(cursor) || self.typedef_of_anonymous.contains_key(&cursor.usr()) {
                         self.record_name(cursor)?;
                     }
                 }
@@ -227,9 +227,10 @@ impl<'tu> Builder<'tu> {
         if let Some(name) = self.record_names.get(&usr) {
             return Ok(name.clone());
         }
+        let untagged = self.is_untagged(decl);
         let (name, typedef_name) = match self.typedef_of_anonymous.get(&usr) {
-            Some(typedef) if decl.is_anonymous() => (typedef.clone(), Some(typedef.clone())),
-            _ if decl.is_anonymous() => {
+            Some(typedef) if untagged => (typedef.clone(), Some(typedef.clone())),
+            _ if untagged => {
                 return Err(ParseError::Unsupported {
                     location: self.where_(decl),
                     what: "an untagged record outside any record or typedef".into(),
@@ -254,7 +255,7 @@ impl<'tu> Builder<'tu> {
             CXCursor_UnionDecl => ir::RecordKind::Union,
             _ => ir::RecordKind::Struct,
         };
-        let anonymous = decl.is_anonymous();
+        let anonymous = self.is_untagged(decl);
         let Some(def) = decl.definition() else {
             self.records.insert(
                 name.clone(),
@@ -315,10 +316,10 @@ impl<'tu> Builder<'tu> {
             if matches!(inner.kind(), CXType_Record)
                 && !self.record_names.contains_key(&inner_decl.usr())
                 && !self.typedef_of_anonymous.contains_key(&inner_decl.usr())
-                && (inner_decl.is_anonymous() || inner_decl.lexical_parent() == def)
+                && (self.is_untagged(inner_decl) || inner_decl.lexical_parent() == def)
             {
                 let nested_name =
-                    if inner_decl.is_anonymous() { format!("{name}__{field_name}") } else { inner_decl.spelling() };
+                    if self.is_untagged(inner_decl) { format!("{name}__{field_name}") } else { inner_decl.spelling() };
                 self.register_record(
                     inner_decl,
                     nested_name,
@@ -395,6 +396,28 @@ impl<'tu> Builder<'tu> {
         })
     }
 
+    /// Whether C gives the record or enum no tag. libclang calls `typedef struct {..} X;` named
+    /// in some versions, so the source is the judge: no identifier between keyword and `{`.
+    fn is_untagged(&self, decl: Cursor) -> bool {
+        if decl.is_anonymous() {
+            return true;
+        }
+        let Some(def) = decl.definition() else { return false };
+        let tokens = self.tu.tokens(def.extent());
+        let mut depth = 0i32;
+        for token in tokens.iter().skip(1) {
+            match token.as_str() {
+                "(" => depth += 1,
+                ")" => depth -= 1,
+                "{" if depth == 0 => return true,
+                "__attribute__" | "__declspec" | "alignas" | "_Alignas" => {}
+                t if depth == 0 && t.starts_with(|c: char| c.is_alphabetic() || c == '_') => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// Expands object-like and simple function-like macros (no `#` or `##`), a few levels
     /// deep: enough for attributes such as `ALIGN(64)`.
     fn expand_macros(&self, tokens: &[String]) -> Vec<String> {
@@ -459,7 +482,7 @@ impl<'tu> Builder<'tu> {
             return Ok(name.clone());
         }
         let def = decl.definition().unwrap_or(decl);
-        let name = if decl.is_anonymous() {
+        let name = if self.is_untagged(decl) {
             match self.typedef_of_anonymous.get(&usr) {
                 Some(t) => t.clone(),
                 None => {

@@ -4,9 +4,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{all_ctks, ctk, major};
+use common::{all_ctks, compile_oracle, ctk, major};
 use ctkgen_ir::{AlignmentSpelling, AlignmentTarget, ConstantValue, LanguageMode, Type};
 use regex::Regex;
 
@@ -29,33 +27,13 @@ fn tensor_map_layout_and_provenance_in_every_ctk() {
     }
 }
 
-/// Writes the oracle for `api` and compiles it against the real header; returns gcc's stderr on failure.
-fn compile_oracle(api: &ctkgen_ir::Api, include_dir: &std::path::Path) -> Result<(), String> {
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("oracle.c");
-    std::fs::write(&source, ctkgen::oracle::c_source(api, "cuda.h")).unwrap();
-    for (compiler, lang, std) in [("gcc", "c", "-std=c11"), ("g++", "c++", "-std=c++17")] {
-        let out = Command::new(compiler)
-            .args([std, "-fsyntax-only", "-x", lang])
-            .arg("-I")
-            .arg(include_dir)
-            .arg(&source)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
-        if !out.status.success() {
-            return Err(format!("{compiler} {std}: {}", String::from_utf8_lossy(&out.stderr)));
-        }
-    }
-    Ok(())
-}
-
 #[test]
 fn gcc_agrees_with_every_layout_in_every_ctk() {
     for version in all_ctks() {
         let (headers, api) = ctk(&version);
         let checks = ctkgen::oracle::c_source(&api, "cuda.h").matches("ORACLE_ASSERT(").count();
         assert!(checks > 1000, "{version}: only {checks} assertions");
-        compile_oracle(&api, &headers.include_dir).unwrap_or_else(|e| panic!("{version}: {e}"));
+        compile_oracle(&api, &headers.include_dir, "cuda.h").unwrap_or_else(|e| panic!("{version}: {e}"));
     }
 }
 
@@ -65,13 +43,13 @@ fn gcc_oracle_rejects_a_wrong_layout() {
     let mut wrong = api.clone();
     let record = wrong.records.iter_mut().find(|r| r.name == "CUtensorMap_st").unwrap();
     record.align = 8; // what a C99 parse would have said
-    let error = compile_oracle(&wrong, &headers.include_dir).expect_err("a wrong alignment must not compile");
+    let error = compile_oracle(&wrong, &headers.include_dir, "cuda.h").expect_err("a wrong alignment must not compile");
     assert!(error.contains("alignof CUtensorMap_st"), "{error}");
 
     let mut wrong = api;
     let record = wrong.records.iter_mut().find(|r| r.name == "CUDA_MEMCPY2D_st").unwrap();
     record.fields[1].offset_bits += 8;
-    let error = compile_oracle(&wrong, &headers.include_dir).expect_err("a wrong offset must not compile");
+    let error = compile_oracle(&wrong, &headers.include_dir, "cuda.h").expect_err("a wrong offset must not compile");
     assert!(error.contains("offset CUDA_MEMCPY2D_st"), "{error}");
 }
 

@@ -48,3 +48,24 @@ pub fn fixture(name: &str) -> Result<Api, ctkgen::PipelineError> {
 pub fn major(ctk: &str) -> u32 {
     ctk.split('.').next().unwrap().parse().unwrap()
 }
+
+/// Writes the oracle for `api` and compiles it against the real header with gcc (C11) and
+/// g++ (C++17); returns the compiler's complaint on failure.
+pub fn compile_oracle(api: &Api, include_dir: &Path, header: &str) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("oracle.c");
+    std::fs::write(&source, ctkgen::oracle::c_source(api, header)).unwrap();
+    for (compiler, lang, std) in [("gcc", "c", "-std=c11"), ("g++", "c++", "-std=c++17")] {
+        let out = std::process::Command::new(compiler)
+            .args([std, "-fsyntax-only", "-x", lang])
+            .arg("-I")
+            .arg(include_dir)
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
+        if !out.status.success() {
+            return Err(format!("{compiler} {std}: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,118 @@
+//! Golden models of the fixture headers in `tests/headers/`, plus the facts each fixture exists
+//! to pin down. Accept intended changes with `INSTA_UPDATE=always cargo test -p ctkgen --test fixtures`
+//! and review the diff of `tests/golden/ir/`.
+
+mod common;
+
+use ctkgen_ir::{AlignmentSpelling, AlignmentTarget, Api, LanguageMode};
+
+fn snapshot(name: &str, api: &Api) {
+    let mut api = api.clone();
+    // The libclang build is host provenance, not part of the header's model.
+    api.provenance.libclang_version = "<libclang>".into();
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(common::root().join("tests/golden/ir"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name, api.to_json()));
+}
+
+/// Reads a fixture, compares it with its golden model, and has gcc confirm its layouts.
+fn load(name: &str) -> Api {
+    let api = common::fixture(&format!("headers/{name}.h")).unwrap_or_else(|e| panic!("{name}: {e}"));
+    snapshot(name, &api);
+    common::compile_oracle(&api, &common::root().join("tests/headers"), &format!("{name}.h")).unwrap_or_else(|e| panic!("{name}: {e}"));
+    api
+}
+
+fn layout(api: &Api, record: &str) -> (u64, u64) {
+    let r = api.record(record).unwrap_or_else(|| panic!("no record {record}"));
+    (r.size, r.align)
+}
+
+#[test]
+fn field_alignas_in_each_language() {
+    let api = load("field_alignas");
+    assert_eq!(layout(&api, "FieldAligned_st"), (64, 64));
+    let spellings: Vec<_> = api.record("FieldAligned_st").unwrap().explicit_alignments.iter().map(|a| (a.mode, a.spelling, a.value)).collect();
+    assert!(spellings.contains(&(LanguageMode::C11, AlignmentSpelling::CAlignas, 64)));
+    assert!(spellings.contains(&(LanguageMode::Cxx17, AlignmentSpelling::Alignas, 64)));
+}
+
+#[test]
+fn c_alignas_on_a_field() {
+    let api = load("c_alignas");
+    assert_eq!(layout(&api, "CAligned"), (64, 32));
+    let value = &api.record("CAligned").unwrap().fields[1];
+    assert_eq!((value.name.as_str(), value.offset_bits), ("value", 256));
+}
+
+#[test]
+fn gnu_aligned_on_struct_macro_and_typedef() {
+    let api = load("gnu_aligned");
+    assert_eq!(layout(&api, "StructAligned"), (64, 64));
+    assert_eq!(layout(&api, "MacroAligned"), (32, 32));
+    let record = &api.record("MacroAligned").unwrap().explicit_alignments[0];
+    assert_eq!((record.spelling, record.value), (AlignmentSpelling::GnuAligned, 32));
+    assert_eq!(record.target, AlignmentTarget::Record { record: "MacroAligned".into() });
+    let typedef = api.typedef("AlignedInt").unwrap();
+    assert_eq!((typedef.size, typedef.align), (4, 16));
+    assert_eq!(typedef.explicit_alignments[0].target, AlignmentTarget::Typedef { typedef: "AlignedInt".into() });
+    assert_eq!(layout(&api, "HoldsAlignedTypedef"), (32, 16));
+}
+
+#[test]
+fn over_alignment_propagates_through_members_arrays_and_unions() {
+    let api = load("propagate");
+    assert_eq!(layout(&api, "Descriptor"), (128, 128));
+    assert_eq!(layout(&api, "Holder"), (256, 128));
+    assert_eq!(layout(&api, "ArrayOfDescriptors"), (512, 128));
+    assert_eq!(layout(&api, "MaybeDescriptor"), (128, 128));
+    let over: Vec<&str> = api.over_aligned_records(ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT).map(|r| r.name.as_str()).collect();
+    assert_eq!(over, ["ArrayOfDescriptors", "Descriptor", "Holder", "MaybeDescriptor"]);
+}
+
+#[test]
+fn packed_records() {
+    let api = load("packed");
+    assert_eq!(layout(&api, "Packed"), (13, 1));
+    assert!(api.record("Packed").unwrap().packed);
+    assert_eq!(layout(&api, "PragmaPacked"), (6, 2));
+    let api = load("packed_aligned");
+    assert_eq!(layout(&api, "PackedAligned"), (8, 8));
+    assert!(api.record("PackedAligned").unwrap().packed);
+}
+
+#[test]
+fn bitfields_keep_widths_and_bit_offsets() {
+    let api = load("bitfields");
+    let fields: Vec<_> = api.record("Flags").unwrap().fields.iter().map(|f| (f.name.as_str(), f.offset_bits, f.bit_width)).collect();
+    assert_eq!(
+        fields,
+        [("a", 0, Some(3)), ("b", 3, Some(5)), ("c", 8, Some(24)), ("d", 64, Some(40)), ("_anon0", 128, Some(0)), ("e", 128, Some(1)), ("after", 160, None)]
+    );
+}
+
+#[test]
+fn anonymous_records_get_stable_names() {
+    let api = load("anonymous");
+    let names: Vec<&str> = api.records.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["Extent", "Resource", "Resource___anon0", "Resource__points", "Resource__res", "Resource__res__array", "Resource__res__linear"]);
+    let anon = api.record("Resource").unwrap().fields.iter().find(|f| f.name == "_anon0").unwrap();
+    assert!(anon.anonymous);
+    assert_eq!(api.record("Extent").unwrap().typedef_name.as_deref(), Some("Extent"));
+    let json = api.to_json();
+    assert!(!json.contains(".h:") && !json.contains("unnamed") && !json.contains("anonymous at"), "names must hold no paths or lines");
+}
+
+#[test]
+fn functions_enums_and_constants() {
+    let api = load("functions_enums");
+    let create = api.function("ctxCreate").unwrap();
+    assert_eq!(create.symbol, "ctxCreate_v2");
+    assert!(create.doc.as_deref().unwrap().contains("Returned context handle"));
+    let wide = api.enumeration("Wide").unwrap();
+    let values: Vec<i128> = wide.constants.iter().map(|c| c.value).collect();
+    assert_eq!(values, [-5, 0x7fff_ffff_ffff_ffff]);
+    assert_eq!(api.enumeration("Result_enum").unwrap().typedef_names, ["Result"]);
+}
