@@ -52,8 +52,12 @@ impl Workspace {
         Workspace { root, cache }
     }
 
+    /// `$CTKGEN_CATALOGUE`, or `headers/ctk.toml`.
     pub fn catalogue_path(&self) -> PathBuf {
-        self.root.join("headers").join("ctk.toml")
+        match std::env::var_os("CTKGEN_CATALOGUE") {
+            Some(path) if !path.is_empty() => PathBuf::from(path),
+            _ => self.root.join("headers").join("ctk.toml"),
+        }
     }
 
     pub fn catalogue(&self) -> Result<Catalogue, PipelineError> {

@@ -1,0 +1,133 @@
+//! Bad input through the command line: each case exits non-zero with one line that names the
+//! file, declaration or version, and leaves no output behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn xtask(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    command.args(args).current_dir(root());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+/// Runs a failing case and returns its single error line.
+fn fails(args: &[&str], env: &[(&str, &str)], names: &str) -> String {
+    let out = xtask(args, env);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert_ne!(out.status.code(), Some(101), "{args:?} panicked: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: expected one line, got:\n{stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+    assert!(lines[0].contains(names), "{args:?}: `{names}` not named in: {stderr}");
+    lines[0].to_string()
+}
+
+fn bad(name: &str) -> String {
+    root().join("tests/bad-inputs").join(name).display().to_string()
+}
+
+#[test]
+fn header_problems() {
+    fails(&["ir", "--header", "tests/bad-inputs/no_such_header.h"], &[], "no_such_header.h");
+    fails(&["ir", "--header", &bad("empty.h")], &[], "empty.h");
+    fails(&["ir", "--header", &bad("garbage.h")], &[], "garbage.h:1:1");
+    fails(&["ir", "--header", &bad("syntax_error.h")], &[], "syntax_error.h:2:10");
+    fails(&["ir", "--header", &bad("missing_include.h")], &[], "does_not_exist.h");
+    fails(&["ir", "--header", &bad("cxx_only_alignment.h")], &[], "cxx_only_alignment.h:3:1");
+    fails(&["ir", "--header", &bad("mode_mismatch.h")], &[], "Differs");
+}
+
+#[test]
+fn modes_that_drop_alignment_are_refused() {
+    let header = root().join("tests/headers/propagate.h").display().to_string();
+    fails(&["ir", "--header", &header, "--std", "c99"], &[], "c99");
+    fails(&["ir", "--header", &header, "--std", "c11,c++03"], &[], "c++03");
+    fails(&["ir", "--header", &header, "--std", "c2x"], &[], "c2x");
+}
+
+#[test]
+fn unknown_versions_and_targets() {
+    let line = fails(&["ir", "--ctk", "11.2"], &[], "11.2");
+    assert!(line.contains("13.1.0") && line.contains("12.0.0"), "known versions listed: {line}");
+    let header = root().join("tests/headers/packed.h").display().to_string();
+    fails(&["ir", "--header", &header, "--target", "riscv64-unknown-linux-gnu"], &[], "riscv64");
+}
+
+#[test]
+fn malformed_catalogue() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalogue = dir.path().join("ctk.toml");
+    std::fs::write(&catalogue, "[[release]]\nctk = \"13.1.0\"\nwheel_sha256 = 12\n").unwrap();
+    fails(&["ir", "--ctk", "13.1"], &[("CTKGEN_CATALOGUE", catalogue.to_str().unwrap())], "ctk.toml:");
+}
+
+#[test]
+fn fetch_without_network_fails_cleanly() {
+    let cache = tempfile::tempdir().unwrap();
+    let env = [
+        ("CTKGEN_CACHE", cache.path().to_str().unwrap()),
+        ("PIP_INDEX_URL", "http://127.0.0.1:9/simple"),
+        ("PIP_NO_CACHE_DIR", "1"),
+        ("PIP_RETRIES", "0"),
+        ("PIP_TIMEOUT", "2"),
+        ("PIP_FIND_LINKS", ""),
+    ];
+    fails(&["headers", "fetch", "--ctk", "13.1"], &env, "nvidia-cuda-runtime");
+    let leftovers: Vec<_> = walk(cache.path()).into_iter().filter(|p| p.ends_with("cuda.h")).collect();
+    assert!(leftovers.is_empty(), "no half-fetched headers: {leftovers:?}");
+}
+
+#[test]
+fn missing_libclang_is_named() {
+    let header = root().join("tests/headers/packed.h").display().to_string();
+    fails(&["ir", "--header", &header], &[("LIBCLANG_PATH", "/nonexistent/libclang.so")], "/nonexistent/libclang.so");
+}
+
+#[test]
+fn header_hash_mismatch_keeps_the_good_cache() {
+    // Fetch for real, then ask for the same release with a doctored header hash.
+    let cache = tempfile::tempdir().unwrap();
+    let env_cache = ("CTKGEN_CACHE", cache.path().to_str().unwrap());
+    let out = xtask(&["headers", "fetch", "--ctk", "13.1"], &[env_cache]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cuda_h: PathBuf = walk(cache.path()).into_iter().find(|p| p.ends_with("cuda.h")).unwrap();
+    let good = std::fs::read(&cuda_h).unwrap();
+
+    let text = std::fs::read_to_string(root().join("headers/ctk.toml")).unwrap();
+    let actual = sha256_hex(&good);
+    let doctored_toml = text.replace(&actual, &"0".repeat(64));
+    assert_ne!(text, doctored_toml);
+    let dir = tempfile::tempdir().unwrap();
+    let catalogue = dir.path().join("ctk.toml");
+    std::fs::write(&catalogue, doctored_toml).unwrap();
+    fails(&["ir", "--ctk", "13.1"], &[env_cache, ("CTKGEN_CATALOGUE", catalogue.to_str().unwrap())], "cuda.h");
+    assert_eq!(std::fs::read(&cuda_h).unwrap(), good, "the verified header is untouched");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(walk(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(bytes))
+}
