@@ -1,0 +1,119 @@
+"""Builds generated packages for the tests: IR from `cargo xtask ir`, Cython from
+`ctkgen-cython-emit`, extensions with the flags each test asks for. Builds are cached under
+$CTKGEN_CACHE/cython-builds by content, so a second run reuses them."""
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CACHE = os.environ.get("CTKGEN_CACHE", os.path.join(REPO, ".ctkgen-cache"))
+CTKS = os.environ.get("CTKGEN_TEST_CTKS", "12.9,13.1").split(",")
+JOBS = os.environ.get("CTKGEN_BUILD_JOBS", str(os.cpu_count() or 1))
+UBSAN = "-O1 -fsanitize=alignment,undefined -fno-sanitize-recover=all"
+
+
+def run(cmd, **kw):
+    result = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-8000:]}")
+    return result
+
+
+def ir_json(ctk):
+    path = os.path.join(CACHE, "cython-tests", f"ir-{ctk}.json")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        run(["cargo", "run", "-q", "-p", "xtask", "--", "ir", "--ctk", ctk, "-o", path], cwd=REPO)
+    return path
+
+
+def include_dir(ctk):
+    found = sorted(glob.glob(os.path.join(CACHE, "ctk", f"{ctk}.*", "include")))
+    if not found:
+        raise RuntimeError(f"no cached headers for CTK {ctk} under {CACHE}/ctk")
+    return found[-1]
+
+
+def emit(ctk, out, legacy=False):
+    cmd = ["cargo", "run", "-q", "-p", "ctkgen-cython", "--bin", "ctkgen-cython-emit", "--",
+           "--ir", ir_json(ctk), "--out", out, "--command", f"ctkgen-cython-emit (tests, CTK {ctk})"]
+    if legacy:
+        cmd.append("--legacy-inline-layout")
+    run(cmd, cwd=REPO)
+    inc = os.path.join(out, "python", "include")
+    os.makedirs(inc, exist_ok=True)
+    for name in ("cuda.h", "cudaTypedefs.h"):
+        src = os.path.join(include_dir(ctk), name)
+        if os.path.exists(src):
+            shutil.copy(src, inc)
+    return os.path.join(out, "python")
+
+
+def tree_digest(root):
+    digest = hashlib.sha256()
+    for dirpath, _, files in sorted(os.walk(root)):
+        for name in sorted(files):
+            if name.endswith((".py", ".pyx", ".pxd", ".h", ".toml")):
+                path = os.path.join(dirpath, name)
+                digest.update(os.path.relpath(path, root).encode())
+                with open(path, "rb") as f:
+                    digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
+def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None):
+    """Generates and builds; returns the directory to put on sys.path."""
+    staging = os.path.join(CACHE, "cython-tests", f"src-{ctk}-{'legacy' if legacy else 'aligned'}")
+    shutil.rmtree(staging, ignore_errors=True)
+    src = emit(ctk, staging, legacy)
+    key = hashlib.sha256(f"{tree_digest(src)}|{cflags}|{modules}|{cuda_home}".encode()).hexdigest()[:16]
+    target = os.path.join(CACHE, "cython-builds", key)
+    if os.path.exists(os.path.join(target, ".built")):
+        return target
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(src, target)
+    env = dict(os.environ, CFLAGS=cflags, LDFLAGS=cflags if "sanitize" in cflags else "", CTKGEN_BUILD_JOBS=JOBS)
+    if modules:
+        env["CTKGEN_BUILD_MODULES"] = ",".join(modules)
+    if cuda_home:
+        env["CUDA_HOME"] = cuda_home
+    else:
+        env.pop("CUDA_HOME", None)
+    result = subprocess.run(["nice", sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+                            cwd=target, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise BuildFailed(result.stdout + result.stderr)
+    open(os.path.join(target, ".built"), "w").close()
+    return target
+
+
+class BuildFailed(RuntimeError):
+    pass
+
+
+def python(path, code, env=None):
+    """Runs `code` with the built package on sys.path, in a fresh interpreter."""
+    full_env = dict(os.environ, PYTHONPATH=path)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True, text=True, timeout=1800)
+
+
+@pytest.fixture(scope="session", params=CTKS)
+def package(request):
+    """The whole package for one CTK, built with UBSan (alignment and undefined behaviour)."""
+    return request.param, build(request.param)
+
+
+@pytest.fixture(scope="session")
+def ctk13():
+    return [c for c in CTKS if c.startswith("13")][-1]
+
+
+@pytest.fixture(scope="session")
+def ctk12():
+    return [c for c in CTKS if c.startswith("12")][-1]

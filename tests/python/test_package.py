@@ -1,0 +1,39 @@
+"""The generated package imports without a driver, and behaves like cuda.bindings.driver."""
+import json
+
+from conftest import python
+
+PROBE = r'''
+import json
+import ctkgen_cuda.driver as cuda
+out = {}
+try:
+    cuda.cuInit(0)
+except RuntimeError as error:
+    out["error_type"] = type(error).__name__
+    out["error"] = str(error)
+out["success"] = [int(cuda.CUresult.CUDA_SUCCESS), cuda.CUresult(0) is cuda.CUresult.CUDA_SUCCESS]
+out["legacy_stream"] = [type(cuda.CU_STREAM_LEGACY).__name__, int(cuda.CU_STREAM_LEGACY)]
+h = cuda.CUstream(5)
+out["handle"] = [int(h), h == cuda.CUstream(5), h == 5, hash(h) == hash(cuda.CUstream(5))]
+out["scalar"] = [int(cuda.cuuint32_t(7)), int(cuda.CUdevice(-1))]
+m = cuda.CUtensorMap()
+out["tensor_map"] = [isinstance(m, cuda.CUtensorMap_st), m.getPtr() % cuda.CUtensorMap._ctkgen_align, len(m.opaque)]
+out["n_functions"] = sum(1 for n in dir(cuda) if n.startswith("cu") and callable(getattr(cuda, n)))
+print(json.dumps(out))
+'''
+
+
+def test_imports_and_reports_missing_driver(package):
+    ctk, path = package
+    result = python(path, PROBE)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["error_type"] == "CUDADriverNotFoundError"
+    assert "CUDA driver not found" in out["error"]
+    assert out["success"] == [0, True]
+    assert out["legacy_stream"] == ["CUstream", 1]
+    assert out["handle"] == [5, True, True, True]
+    assert out["scalar"] == [7, -1]
+    assert out["tensor_map"][0] is True and out["tensor_map"][1] == 0
+    assert out["n_functions"] > 400
