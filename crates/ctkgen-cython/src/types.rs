@@ -197,6 +197,9 @@ pub fn typedef_class(api: &Api, name: &str) -> Option<TypedefClass> {
             }
             _ => None,
         },
+        Type::Typedef { name: inner } if builtin_typedef(inner).is_some() => {
+            builtin_typedef(inner).filter(|p| !p.is_float()).map(|_| TypedefClass::Scalar)
+        }
         Type::Typedef { name: inner } => match api.typedef(inner) {
             Some(_) => typedef_class(api, inner).map(|class| match class {
                 TypedefClass::RecordAlias { record } => TypedefClass::RecordAlias { record },
