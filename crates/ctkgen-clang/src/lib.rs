@@ -101,9 +101,23 @@ pub fn parse_header(header: &Path, options: &ParseOptions) -> Result<ir::Api, Pa
     }
     libclang::ensure_loaded(&options.libclang).map_err(ParseError::Load)?;
 
+    // Each mode is an independent parse; run them side by side.
+    let results: Vec<Result<build::ModeModel, ParseError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = options
+            .modes
+            .iter()
+            .map(|&mode| {
+                scope.spawn(move || {
+                    libclang::ensure_loaded(&options.libclang).map_err(ParseError::Load)?;
+                    read_mode(header, options, mode)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(ParseError::Load("parser thread panicked".into())))).collect()
+    });
     let mut models = Vec::new();
-    for &mode in &options.modes {
-        models.push((mode, read_mode(header, options, mode)?));
+    for (&mode, result) in options.modes.iter().zip(results) {
+        models.push((mode, result?));
     }
     let (_, primary) = &models[0];
     for (mode, other) in &models[1..] {

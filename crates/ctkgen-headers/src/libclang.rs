@@ -3,7 +3,6 @@
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::cache::unwritable;
 use crate::hash::sha256_file;
@@ -69,7 +68,7 @@ pub fn locate_libclang_with(cache: &Cache, pip: &Pip) -> Result<PathBuf, Headers
         return Ok(path);
     }
     tried.push(format!(
-        "/usr/lib/llvm-*/lib, {}, ldconfig -p: no libclang",
+        "/usr/lib/llvm-*/lib, {}, /etc/ld.so.conf folders: no libclang",
         SYSTEM_DIRS.join(", ")
     ));
     match provision_wheel(cache, pip) {
@@ -139,19 +138,43 @@ fn system_candidates(dirs: &[PathBuf]) -> Vec<PathBuf> {
     found
 }
 
-/// Libraries listed by `ldconfig -p`, for distributions with their own layout.
+/// Libraries in the folders the dynamic loader is configured with (`/etc/ld.so.conf` and its
+/// includes), for distributions with their own layout. Read directly: spawning `ldconfig -p`
+/// on every run costs more than parsing a header.
 fn ldconfig_candidates() -> Vec<PathBuf> {
-    let Ok(output) = Command::new("ldconfig").arg("-p").output() else {
-        return Vec::new();
-    };
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| {
-            line.split_once("=>")
-                .map(|(_, path)| PathBuf::from(path.trim()))
-        })
-        .filter(|path| library_version(path).is_some() && path.is_file())
-        .collect()
+    let mut dirs = Vec::new();
+    collect_loader_dirs(Path::new("/etc/ld.so.conf"), &mut dirs, 0);
+    system_candidates(&dirs)
+}
+
+fn collect_loader_dirs(conf: &Path, dirs: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(text) = fs::read_to_string(conf) else { return };
+    for line in text.lines().map(|l| l.split('#').next().unwrap_or_default().trim()) {
+        if let Some(pattern) = line.strip_prefix("include").map(str::trim) {
+            if depth > 4 {
+                continue;
+            }
+            // Only the `<dir>/*.conf` form appears in practice.
+            let pattern = Path::new(pattern);
+            let (Some(dir), Some(suffix)) = (pattern.parent(), pattern.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_prefix('*')))
+            else {
+                continue;
+            };
+            let mut confs: Vec<PathBuf> = fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.to_string_lossy().ends_with(suffix))
+                .collect();
+            confs.sort();
+            for c in confs {
+                collect_loader_dirs(&c, dirs, depth + 1);
+            }
+        } else if line.starts_with('/') {
+            dirs.push(PathBuf::from(line));
+        }
+    }
 }
 
 /// The newest candidate; ties go to the first path in sorted order, so the choice is stable.
