@@ -25,6 +25,9 @@ pub const RESERVED: &[&str] = &[
     "Err", "Default", "Clone", "Copy", "Debug", "PartialEq", "Eq", "Hash",
 ];
 
+/// Locals of the generated function wrappers; a parameter with one of these names is renamed.
+pub const WRAPPER_LOCALS: &[&str] = &["address", "function", "missing", "FUNCTIONS"];
+
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     match chars.next() {

@@ -702,6 +702,9 @@ impl<'a> Plan<'a> {
             if name.is_empty() || name == "_" {
                 name = format!("arg{i}");
             }
+            if names::WRAPPER_LOCALS.contains(&name.as_str()) {
+                name.push('_');
+            }
             while !seen.insert(name.clone()) {
                 name = format!("{name}_{i}");
             }

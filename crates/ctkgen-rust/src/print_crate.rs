@@ -38,8 +38,25 @@ fn format_rust(plan: &Plan, tokens: TokenStream, path: &str) -> Result<String, R
     let file: syn::File = syn::parse2(tokens)
         .map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
     let mut text = header_line(plan, "//");
-    text.push_str(&prettyplease::unparse(&file));
+    text.push_str(&separate_items(&prettyplease::unparse(&file)));
     Ok(text)
+}
+
+/// prettyplease puts items back to back; a blank line after each top-level item reads better.
+fn separate_items(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous_ended_item = false;
+    for line in text.lines() {
+        let top_level = !line.is_empty() && !line.starts_with(char::is_whitespace);
+        if previous_ended_item && top_level && !line.starts_with('}') {
+            out.push('\n');
+        }
+        out.push_str(line);
+        out.push('\n');
+        let is_comment = line.starts_with("//");
+        previous_ended_item = top_level && !is_comment && (line == "}" || line.ends_with(';') || line == ")]");
+    }
+    out
 }
 
 fn provenance_line(plan: &Plan) -> String {

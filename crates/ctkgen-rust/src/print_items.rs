@@ -485,7 +485,7 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan) -> Result<TokenStre
             }
         }
         _ => quote! {
-            ::core::result::Result::Err(missing) => crate::runtime::unavailable(FUNCTIONS[#slot].name(), missing),
+            ::core::result::Result::Err(missing) => crate::runtime::unavailable(&FUNCTIONS[#slot], missing),
         },
     };
     let deprecated = if f.function.deprecated { quote!(#[deprecated]) } else { quote!() };

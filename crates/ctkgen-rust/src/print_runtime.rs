@@ -22,7 +22,8 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
         quote! {
             /// Ends a call to a function that has no status to report a missing entry point with.
             #[cold]
-            pub(crate) fn unavailable(name: &str, missing: Missing) -> ! {
+            pub(crate) fn unavailable(entry: &Entry, missing: Missing) -> ! {
+                let name = entry.name.to_string_lossy();
                 match (missing, driver()) {
                     (Missing::Library, Err(error)) => panic!("{name}: {error}"),
                     _ => panic!(#message),
@@ -162,10 +163,6 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
                     per_thread: Option<(&'static CStr, Option<u32>)>,
                 ) -> Self {
                     Entry { name, lookup, symbol, version, per_thread, address: OnceLock::new() }
-                }
-
-                pub(crate) fn name(&self) -> &'static str {
-                    self.name.to_str().unwrap_or_default()
                 }
 
                 /// The entry point, resolved on the first call and cached.
