@@ -23,10 +23,10 @@ pub enum PipelineError {
     Headers(#[from] ctkgen_headers::HeadersError),
     #[error(transparent)]
     Parse(#[from] ctkgen_clang::ParseError),
-    #[error("cython emitter: {0}")]
-    Cython(String),
-    #[error("rust emitter: {0}")]
-    Rust(String),
+    #[error(transparent)]
+    Cython(#[from] ctkgen_cython::CythonEmitError),
+    #[error(transparent)]
+    Rust(#[from] ctkgen_rust::RustEmitError),
     #[error("header {path} does not exist")]
     MissingHeader { path: PathBuf },
     #[error("cannot read {path}: {source}")]
@@ -175,7 +175,13 @@ pub struct GenerateOptions {
 pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
     let mut files = Vec::new();
     if options.languages.cython() {
-        files.extend(emit_cython(api, options)?);
+        let cython = ctkgen_cython::CythonOptions {
+            python_package: options.python_package.clone(),
+            command: options.command.clone(),
+            legacy_inline_layout: options.legacy_inline_layout,
+            ..ctkgen_cython::CythonOptions::default()
+        };
+        files.extend(ctkgen_cython::emit(api, &cython)?);
         for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()) {
             let contents = std::fs::read_to_string(header).map_err(|source| PipelineError::Read { path: header.clone(), source })?;
             let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -183,16 +189,10 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
         }
     }
     if options.languages.rust() {
-        files.extend(emit_rust(api, options)?.into_iter().map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents }));
+        let rust = ctkgen_rust::RustOptions::for_api(api, options.command.clone());
+        files.extend(ctkgen_rust::emit(api, &rust)?.into_iter().map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents }));
     }
     files.sort();
     Ok(files)
 }
 
-fn emit_cython(_api: &Api, _options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
-    Err(PipelineError::Cython("the cython emitter is not wired in yet".into()))
-}
-
-fn emit_rust(_api: &Api, _options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
-    Err(PipelineError::Rust("the rust emitter is not wired in yet".into()))
-}
