@@ -26,6 +26,8 @@ enum Command {
     Headers(HeadersCommand),
     /// Write the C file of static layout assertions (the gcc oracle) for one header.
     Oracle(OracleArgs),
+    /// Run every test suite: the workspace's cargo tests, the Python suite, the GPU suite.
+    Test,
 }
 
 /// Where the header comes from: exactly one of these.
@@ -200,6 +202,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Headers(command) => headers(&ws, command),
+        Command::Test => test(&ws),
         Command::Generate(args) => generate(&ws, args),
     }
 }
@@ -317,4 +320,41 @@ fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
         }
     }
     Ok(if stale { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// One suite of `cargo xtask test`: a name and the command that runs it.
+struct Suite {
+    name: &'static str,
+    program: &'static str,
+    args: Vec<String>,
+}
+
+fn test(ws: &Workspace) -> Result<ExitCode> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let suites = [
+        Suite { name: "rust", program: "cargo", args: vec!["test".into(), "--workspace".into()] },
+        Suite { name: "python", program: "bash", args: vec!["tests/python/run.sh".into()] },
+    ];
+    let mut passed = 0;
+    let mut failed = Vec::new();
+    for suite in &suites {
+        println!("==> {} suite: {} {}", suite.name, suite.program, suite.args.join(" "));
+        let program = if suite.program == "cargo" { cargo.as_str() } else { suite.program };
+        let status = std::process::Command::new(program)
+            .args(&suite.args)
+            .current_dir(&ws.root)
+            .status()
+            .with_context(|| format!("cannot run {program}"))?;
+        if status.success() {
+            passed += 1;
+        } else {
+            failed.push(suite.name);
+        }
+    }
+    println!("suites: {passed} passed, {} failed", failed.len());
+    if !failed.is_empty() {
+        println!("failed suites: {}", failed.join(", "));
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }
