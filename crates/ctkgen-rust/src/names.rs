@@ -17,12 +17,12 @@ const KEYWORDS: &[&str] = &[
 /// Keywords that cannot be raw identifiers; a C name equal to one gets a trailing `_`.
 const UNRAWABLE: &[&str] = &["self", "Self", "super", "crate", "_"];
 
-/// Names the generated crate uses unqualified at its top level. A header declaring one of them
-/// would silently shadow or clash with the generated runtime, so it is refused.
+/// Names the generated crate defines at its top level. A header declaring one of them would
+/// clash, so it is refused. (Everything else the generated code uses is written with a full
+/// path, so a header may name a type `Result` or `Option`.)
 pub const RESERVED: &[&str] = &[
-    "core", "std", "libloading", "runtime", "FUNCTIONS", "LoadError", "driver_status",
-    "function_available", "per_thread_default_stream", "Option", "Some", "None", "Result", "Ok",
-    "Err", "Default", "Clone", "Copy", "Debug", "PartialEq", "Eq", "Hash",
+    "runtime", "layout", "FUNCTIONS", "ProcAddressLookup", "LoadError", "driver_status",
+    "function_available", "per_thread_default_stream",
 ];
 
 /// Locals of the generated function wrappers; a parameter with one of these names is renamed.

@@ -247,7 +247,10 @@ impl<'a> Plan<'a> {
         }
         let unrepresentable = |reason: String| RustEmitError::UnrepresentableLayout { record: record.name.clone(), reason };
         let is_union = record.kind == RecordKind::Union;
-        let pack = if record.packed {
+        // `#pragma pack(N)` leaves no `packed` flag, only an alignment below what the members
+        // need: that is packing to N as well.
+        let member_align = record.fields.iter().filter(|f| f.bit_width.is_none()).map(|f| f.align).max().unwrap_or(1);
+        let pack = if record.packed || record.align < member_align {
             if !record.explicit_alignments.is_empty() {
                 return Err(unrepresentable(
                     "it is packed and also carries an explicit alignment; Rust forbids `packed` together with `align`".into(),
@@ -325,7 +328,7 @@ impl<'a> Plan<'a> {
                 let width = f.bit_width.unwrap_or(0);
                 let field_context = format!("bitfield `{}` of {context}", f.name);
                 let conversion = match self.types.scalar(&f.ty) {
-                    Scalar::Int { bits, .. } if bits <= 64 => BitConversion::Value,
+                    Scalar::Int { bits, .. } if bits <= u64::BITS => BitConversion::Value,
                     Scalar::Bool => BitConversion::Value,
                     Scalar::Enum(name) => {
                         let e = self.api.enumeration(&name).ok_or_else(|| RustEmitError::UnknownType {
@@ -342,8 +345,8 @@ impl<'a> Plan<'a> {
                         })
                     }
                 };
-                if width > 64 {
-                    return Err(RustEmitError::UnsupportedType { what: "a bitfield wider than 64 bits".into(), context: field_context });
+                if width > u64::BITS {
+                    return Err(RustEmitError::UnsupportedType { what: "a bitfield wider than a u64".into(), context: field_context });
                 }
                 self.types.tokens(&f.ty, Position::Field, &field_context)?;
                 let getter_name = names::plain(&f.name);

@@ -13,6 +13,8 @@ use crate::RustEmitError;
 
 /// Pinned so every generated package resolves the same loader.
 const LIBLOADING_VERSION: &str = "=0.8.9";
+/// How many boxed values the generated test checks the alignment of.
+const ALIGNMENT_SAMPLES: usize = 50;
 /// Oldest Rust with everything the generated code uses (`ptr::without_provenance` in consts).
 const RUST_VERSION: &str = "1.84";
 
@@ -232,15 +234,20 @@ fn layout_test(plan: &Plan) -> TokenStream {
         .map(|t| {
             let ty = synthetic(&t.name);
             let (align, size) = (Literal::u64_unsuffixed(t.align), Literal::u64_unsuffixed(t.size));
+            let samples = Literal::usize_unsuffixed(ALIGNMENT_SAMPLES);
             let line = format!("align_of::<{}>() = {{}}", t.name);
             quote! {
-                println!(#line, ::core::mem::align_of::<#krate::#ty>());
-                assert_eq!(::core::mem::align_of::<#krate::#ty>(), #align);
-                assert_eq!(::core::mem::size_of::<#krate::#ty>(), #size);
-                let boxed: Vec<Box<#krate::#ty>> = (0..64).map(|_| Box::default()).collect();
-                assert!(boxed.iter().all(|b| (&**b as *const #krate::#ty as usize) % #align == 0));
-                let packed: Vec<#krate::#ty> = vec![Default::default(); 7];
-                assert!(packed.iter().all(|v| (v as *const #krate::#ty as usize) % #align == 0));
+                let align = ::core::mem::align_of::<#krate::#ty>();
+                let size = ::core::mem::size_of::<#krate::#ty>();
+                println!(#line, align);
+                assert_eq!((align, size), (#align, #size));
+                let boxed: Vec<Box<#krate::#ty>> = (0..#samples).map(|_| Box::default()).collect();
+                let in_vec: Vec<#krate::#ty> = vec![Default::default(); 7];
+                let addresses = boxed.iter().map(|b| &**b as *const #krate::#ty).chain(in_vec.iter().map(|v| v as *const #krate::#ty));
+                for address in addresses {
+                    let misalignment = address as usize % align;
+                    assert_eq!(misalignment, 0);
+                }
             }
         })
         .collect();
@@ -301,8 +308,10 @@ fn layout_test(plan: &Plan) -> TokenStream {
             /// Status values print the header's name, and unknown ones their number.
             #[test]
             fn status_values_print_their_names() {
-                assert_eq!(format!("{:?}", #krate::#e::#success), #success_name);
-                assert_eq!(format!("{:?}", #krate::#e(123456789)), #unknown);
+                let known = format!("{:?}", #krate::#e::#success);
+                let unknown = format!("{:?}", #krate::#e(123456789));
+                assert_eq!(known, #success_name);
+                assert_eq!(unknown, #unknown);
             }
         });
     }
@@ -317,12 +326,18 @@ fn driver_info_example(plan: &Plan) -> TokenStream {
     let aligned = plan.aligned_types.iter().map(|t| {
         let ty = synthetic(&t.name);
         let line = format!("align_of::<{}>() = {{}}", t.name);
-        quote!(println!(#line, ::core::mem::align_of::<#krate::#ty>());)
+        quote! {
+            let align = ::core::mem::align_of::<#krate::#ty>();
+            println!(#line, align);
+        }
     });
     let call = match init_call(plan) {
         Some((call, name)) => {
             let line = format!("{name}(0) = {{:?}}");
-            quote!(println!(#line, #call);)
+            quote! {
+                let status = #call;
+                println!(#line, status);
+            }
         }
         None => quote!(),
     };

@@ -128,7 +128,7 @@ pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError>
             #(#fields,)*
         }
         #debug
-        impl Default for #ident {
+        impl ::core::default::Default for #ident {
             /// All bytes zero, which is a valid value of every field.
             fn default() -> Self {
                 // SAFETY: every field is an integer, float, raw pointer, nullable function
@@ -262,7 +262,7 @@ pub fn enumeration(e: &EnumPlan) -> TokenStream {
                 }
                 write!(f, "{:#x}", rest)?;
             }
-            Ok(())
+            ::core::result::Result::Ok(())
         }
     } else {
         let fallback = format!("{type_name}({{}})");

@@ -14,7 +14,12 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
     let library = &conventions.library;
     let not_found = format!("{} not found ({{}}: {{}})", conventions.library_description);
     let env_var = &conventions.per_thread_env_var;
-    let Lookup { field: lookup_field, init: lookup_init, field_init: lookup_field_init, function: lookup_fn } =
+    let status_doc = format!(
+        " Whether the driver library loads; the error says why not, e.g.\n `{} not found ({library}: ...)`.",
+        conventions.library_description
+    );
+    let status_doc = crate::print_items::doc_attrs(&status_doc);
+    let Lookup { alias: lookup_alias, field: lookup_field, init: lookup_init, field_init: lookup_field_init, function: lookup_fn } =
         versioned_lookup(plan)?;
     let bits = bit_helpers(plan);
     let unavailable = if plan.functions.iter().any(|f| !f.returns_status) {
@@ -40,8 +45,6 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
     };
     Ok(quote! {
         mod runtime {
-            #[allow(unused_imports, reason = "types of the lookup signature come from the bindings")]
-            use super::*;
             use ::std::ffi::{c_void, CStr};
             use ::std::sync::OnceLock;
 
@@ -103,8 +106,7 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
 
             #lookup_fn
 
-            /// Whether the driver library loads; the error says why not, e.g.
-            /// `CUDA driver not found (libcuda.so.1: ...)`.
+            #status_doc
             pub fn driver_status() -> Result<(), LoadError> {
                 driver().map(|_| ()).map_err(Clone::clone)
             }
@@ -113,8 +115,8 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
             /// `Ok(false)` for a function the driver lacks or the bindings do not know.
             pub fn function_available(name: &str) -> Result<bool, LoadError> {
                 driver_status()?;
-                Ok(match FUNCTIONS.binary_search_by(|entry| entry.name.to_bytes().cmp(name.as_bytes())) {
-                    Ok(index) => FUNCTIONS[index].address().is_ok(),
+                Ok(match super::FUNCTIONS.binary_search_by(|entry| entry.name.to_bytes().cmp(name.as_bytes())) {
+                    Ok(index) => super::FUNCTIONS[index].address().is_ok(),
                     Err(_) => false,
                 })
             }
@@ -191,11 +193,15 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
         }
 
         pub use runtime::{driver_status, function_available, per_thread_default_stream, LoadError};
+
+        #lookup_alias
     })
 }
 
 /// The generated pieces of the versioned lookup.
-struct Lookup {
+pub struct Lookup {
+    /// Top-level alias of the lookup's signature, outside `runtime` so that its types resolve.
+    pub alias: TokenStream,
     field: TokenStream,
     init: TokenStream,
     field_init: TokenStream,
@@ -205,6 +211,7 @@ struct Lookup {
 fn versioned_lookup(plan: &Plan) -> Result<Lookup, RustEmitError> {
     let Some(proc_address) = &plan.proc_address else {
         return Ok(Lookup {
+            alias: quote!(),
             field: quote!(),
             init: quote!(),
             field_init: quote!(),
@@ -225,12 +232,6 @@ fn versioned_lookup(plan: &Plan) -> Result<Lookup, RustEmitError> {
     }
     let ret = plan.types.return_tokens(&f.function.ret, &context)?;
     let symbol = crate::print_items::c_literal(&f.function.symbol);
-    let version_ty = &types[2];
-    let flags_ty = &types[3];
-    let ctkgen_ir::Type::Pointer { pointee: status_pointee, .. } = &params[4].ty else {
-        return Err(RustEmitError::InvalidFunction { function: f.function.name.clone(), reason: "its status parameter is not a pointer".into() });
-    };
-    let status_ty = plan.types.tokens(status_pointee, Position::Pointee, &context)?;
     let default_flag = int_literal(proc_address.default_flag);
     let per_thread_flag = int_literal(proc_address.per_thread_flag);
     let Some(status) = &plan.status else {
@@ -238,23 +239,28 @@ fn versioned_lookup(plan: &Plan) -> Result<Lookup, RustEmitError> {
     };
     let (status_enum, success) = (&status.enum_ident, &status.success);
     Ok(Lookup {
-        field: quote!(lookup: Option<unsafe extern "C" fn(#(#types),*) #ret>,),
+        alias: quote! {
+            /// The signature of the driver's versioned entry-point lookup.
+            type ProcAddressLookup = unsafe extern "C" fn(#(#types),*) #ret;
+        },
+        field: quote!(lookup: Option<super::ProcAddressLookup>,),
         init: quote! {
             // SAFETY: the symbol is the header's versioned lookup, with this signature.
             let lookup = symbol(&library, #symbol).map(|address| unsafe {
-                ::core::mem::transmute::<*mut c_void, unsafe extern "C" fn(#(#types),*) #ret>(address)
+                ::core::mem::transmute::<*mut c_void, super::ProcAddressLookup>(address)
             });
         },
         field_init: quote!(lookup),
         function: quote! {
-            /// Asks the driver's versioned lookup for `name` as of CUDA `version`.
+            /// Asks the driver's versioned lookup for `name` as of the API `version`.
             fn lookup_versioned(driver: &Driver, name: &CStr, version: u32, per_thread: bool) -> Option<*mut c_void> {
                 let lookup = driver.lookup?;
-                let version = <#version_ty as ::core::convert::TryFrom<u32>>::try_from(version).ok()?;
-                let flags: #flags_ty = if per_thread { #per_thread_flag } else { #default_flag };
+                // Parameter types come from the signature; the header spells them.
+                let version = ::core::convert::TryFrom::try_from(version).ok()?;
+                let flags = if per_thread { #per_thread_flag } else { #default_flag };
                 let mut address: *mut c_void = ::core::ptr::null_mut();
                 // SAFETY: zero bytes are a valid value of the status type.
-                let mut status: #status_ty = unsafe { ::core::mem::zeroed() };
+                let mut status = unsafe { ::core::mem::zeroed() };
                 // SAFETY: the name is NUL-terminated and both out-pointers are valid locals.
                 let result = unsafe {
                     lookup(
@@ -265,7 +271,7 @@ fn versioned_lookup(plan: &Plan) -> Result<Lookup, RustEmitError> {
                         ::core::ptr::addr_of_mut!(status),
                     )
                 };
-                (result == #status_enum::#success && !address.is_null()).then_some(address)
+                (result == super::#status_enum::#success && !address.is_null()).then_some(address)
             }
         },
     })
@@ -334,7 +340,7 @@ fn bit_helpers(plan: &Plan) -> TokenStream {
         /// Sign-extends the low `width` bits of `raw`.
         #[inline]
         fn sign_extend(raw: u64, width: u32) -> i64 {
-            let unused = 64 - width;
+            let unused = u64::BITS - width;
             ((raw << unused) as i64) >> unused
         }
 

@@ -31,6 +31,9 @@ pub enum Scalar {
     Other,
 }
 
+/// Typedef chains longer than this are taken for cycles.
+const MAX_TYPEDEF_DEPTH: u32 = 32;
+
 /// Typedef names from `<stddef.h>` / `<stdint.h>` that a model may use without declaring.
 fn builtin_typedef(name: &str) -> Option<(TokenStream, Primitive)> {
     Some(match name {
@@ -217,7 +220,7 @@ impl<'a> Types<'a> {
     }
 
     fn layout_inner(&self, ty: &Type, context: &str, depth: u32) -> Result<(u64, u64), RustEmitError> {
-        if depth > 64 {
+        if depth > MAX_TYPEDEF_DEPTH {
             return Err(RustEmitError::UnsupportedType { what: "a typedef cycle".into(), context: context.into() });
         }
         match ty {
