@@ -133,6 +133,9 @@ struct GenerateArgs {
     /// Compare with the existing output instead of writing; exit 1 when anything differs.
     #[arg(long)]
     check: bool,
+    /// Threads for --all (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
     /// Store over-aligned records inline in Python objects, as legacy bindings do. Only for
     /// the negative-control tests: the result is knowingly broken.
     #[arg(long, hide = true)]
@@ -270,56 +273,126 @@ fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
         bail!("give --ctk VERSION, --all, --header FILE or --cuda-home DIR");
     };
 
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let progress = Progress::new(sources.len() as u64);
+    let outcomes: Vec<Result<String>> = pool.install(|| {
+        use rayon::prelude::*;
+        sources
+            .par_iter()
+            .map(|source| {
+                let outcome = generate_one(ws, source, &args, languages, &read);
+                progress.finished(outcome.as_ref().map(String::as_str).unwrap_or("failed"));
+                outcome
+            })
+            .collect()
+    });
+    progress.done();
+
     let mut stale = false;
-    for source in sources {
-        let headers = ctkgen::resolve_headers(ws, &source)?;
-        let label = ctkgen::source_label(&headers);
-        let command = match &source {
-            HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
-            HeaderSource::Header(p) => format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy()),
-            HeaderSource::CudaHome(_) => format!("cargo xtask generate --cuda-home <CUDA {label}>"),
-        };
-        let api = ctkgen::read_api(ws, &headers, &read).with_context(|| format!("reading {label}"))?;
-        let options = ctkgen::GenerateOptions {
-            languages,
-            python_package: args.python_package.clone(),
-            legacy_inline_layout: args.legacy_inline_layout,
-            command,
-        };
-        let files = ctkgen::emit(&api, &headers, &options).with_context(|| format!("generating {label}"))?;
-        let out = match (&args.out, args.all) {
-            (Some(dir), true) => dir.join(&label),
-            (Some(dir), false) => dir.clone(),
-            (None, _) => ws.default_output(&label),
-        };
-        if args.check {
-            let staleness = ctkgen::check_tree(&out, &files)?;
-            for (path, diff) in &staleness.changed {
-                println!("stale: {path}\n{diff}");
+    let mut first_error = None;
+    for outcome in outcomes {
+        match outcome {
+            Ok(report) => {
+                stale |= report.contains("stale:") || report.contains("missing:") || report.contains("not generated:");
+                print!("{report}");
             }
-            for path in &staleness.missing {
-                println!("missing: {path}");
-            }
-            for path in &staleness.extra {
-                println!("not generated: {path}");
-            }
-            stale |= !staleness.is_fresh();
-            if staleness.is_fresh() {
-                println!("{label}: {} is fresh", out.display());
-            }
-        } else {
-            let summary = ctkgen::write_tree(&out, &files)?;
-            println!(
-                "{label}: {} files in {} ({} written, {} unchanged, {} removed)",
-                files.len(),
-                out.display(),
-                summary.written.len(),
-                summary.unchanged,
-                summary.removed.len()
-            );
+            Err(e) if first_error.is_none() => first_error = Some(e),
+            Err(_) => {}
         }
     }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
     Ok(if stale { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Generates one source and returns what to print about it.
+fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, languages: Languages, read: &ReadOptions) -> Result<String> {
+    let headers = ctkgen::resolve_headers(ws, source)?;
+    let label = ctkgen::source_label(&headers);
+    let command = match source {
+        HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
+        HeaderSource::Header(p) => format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy()),
+        HeaderSource::CudaHome(_) => format!("cargo xtask generate --cuda-home <CUDA {label}>"),
+    };
+    let api = ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {label}"))?;
+    let options = ctkgen::GenerateOptions {
+        languages,
+        python_package: args.python_package.clone(),
+        legacy_inline_layout: args.legacy_inline_layout,
+        command,
+    };
+    let files = ctkgen::emit(&api, &headers, &options).with_context(|| format!("generating {label}"))?;
+    let out = match (&args.out, args.all) {
+        (Some(dir), true) => dir.join(&label),
+        (Some(dir), false) => dir.clone(),
+        (None, _) => ws.default_output(&label),
+    };
+    let mut report = String::new();
+    if args.check {
+        let staleness = ctkgen::check_tree(&out, &files)?;
+        for (path, diff) in &staleness.changed {
+            report.push_str(&format!("stale: {path}\n{diff}"));
+        }
+        for path in &staleness.missing {
+            report.push_str(&format!("missing: {path}\n"));
+        }
+        for path in &staleness.extra {
+            report.push_str(&format!("not generated: {path}\n"));
+        }
+        if staleness.is_fresh() {
+            report.push_str(&format!("{label}: {} is fresh\n", out.display()));
+        }
+    } else {
+        let summary = ctkgen::write_tree(&out, &files)?;
+        report.push_str(&format!(
+            "{label}: {} files in {} ({} written, {} unchanged, {} removed)\n",
+            files.len(),
+            out.display(),
+            summary.written.len(),
+            summary.unchanged,
+            summary.removed.len()
+        ));
+    }
+    Ok(report)
+}
+
+/// A progress bar on a terminal, plain lines elsewhere (logs, CI).
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    /// Plain progress lines, for several sources without a terminal.
+    plain: bool,
+}
+
+impl Progress {
+    fn new(total: u64) -> Progress {
+        use std::io::IsTerminal;
+        let bar = (total > 1 && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(total);
+            bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("valid template"));
+            bar
+        });
+        let plain = total > 1 && bar.is_none();
+        Progress { bar, plain }
+    }
+
+    fn finished(&self, what: &str) {
+        let first_line = what.lines().next().unwrap_or_default();
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(first_line.split(':').next().unwrap_or_default().to_string());
+                bar.inc(1);
+            }
+            None if self.plain => eprintln!("done: {}", first_line.split(':').next().unwrap_or_default()),
+            None => {}
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// One suite of `cargo xtask test`: a name and the command that runs it.

@@ -24,7 +24,7 @@ pub fn parse(text: &str) -> DocParts {
     for line in text.lines() {
         let trimmed = line.trim();
         if let Some(rest) = strip_command(trimmed, &["param", "param[in]", "param[out]", "param[in,out]"]) {
-            let mut words = rest.splitn(2, char::is_whitespace);
+            let mut words = rest.trim_start().splitn(2, char::is_whitespace);
             let name = words.next().unwrap_or_default().to_string();
             let text = words.next().unwrap_or_default().trim();
             let text = text.strip_prefix("- ").unwrap_or(text).trim_start_matches('-').trim();
@@ -72,6 +72,10 @@ pub fn parse(text: &str) -> DocParts {
         }
     }
     parts.body = parts.body.trim().to_string();
+    parts.returns = parts.returns.trim().to_string();
+    for text in parts.params.values_mut() {
+        *text = text.trim().to_string();
+    }
     parts
 }
 
@@ -89,7 +93,7 @@ mod tests {
 
     #[test]
     fn splits_params_and_returns() {
-        let doc = parse("\\brief Create a context\n\nLonger text.\n\n\\param pctx  - Returned context handle\n\\param flags - Context creation flags\n  more\n\n\\return\n::CUDA_SUCCESS\n");
+        let doc = parse("\\brief Create a context\n\nLonger text.\n\n\\param   pctx  - Returned context handle\n\\param flags - Context creation flags\n  more\n\n\\return\n::CUDA_SUCCESS\n");
         assert_eq!(doc.brief, "Create a context");
         assert_eq!(doc.body, "Longer text.");
         assert_eq!(doc.params["pctx"], "Returned context handle");

@@ -2,7 +2,7 @@
 //!
 //! The new tree is staged beside the output folder (unchanged files are hard links to the old
 //! ones, so only changed files get new contents and timestamps), then swapped in with one
-//! atomic `renameat2(RENAME_EXCHANGE)`. A lock file serialises concurrent runs. A run killed at
+//! atomic `renameat2(RENAME_EXCHANGE)`. A lock (in the temporary folder) serialises concurrent runs. A run killed at
 //! any point leaves the previous tree whole; its staging folder is removed by the next run.
 
 use std::collections::BTreeMap;
@@ -104,7 +104,7 @@ pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, Pipe
     };
     fs::create_dir_all(&parent).map_err(write_err(&parent))?;
 
-    let lock_path = parent.join(format!(".{name}.lock"));
+    let lock_path = lock_path(&parent, &name);
     let lock_file = fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -168,6 +168,17 @@ fn stage(staging: &Path, old_dir: &Path, files: &[OutputFile], existing: &BTreeM
         out.sync_all().map_err(write_err(&target))?;
     }
     Ok(())
+}
+
+/// The lock for an output folder lives in the system's temporary folder, keyed by the folder's
+/// absolute path, so nothing but the output itself appears beside it.
+fn lock_path(parent: &Path, name: &str) -> PathBuf {
+    use sha2::Digest;
+    let absolute = fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf()).join(name);
+    let key = sha2::Sha256::digest(absolute.to_string_lossy().as_bytes());
+    let dir = std::env::temp_dir().join("ctkgen-locks");
+    let _ = fs::create_dir_all(&dir);
+    dir.join(format!("{key:x}.lock"))
 }
 
 /// Staging folders left by killed runs (the lock is held, so none is in use).

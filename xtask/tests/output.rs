@@ -1,0 +1,158 @@
+//! The output folder can be trusted: identical bytes across runs, thread counts and working
+//! folders; a header line on every file; `--check` catches one edited byte; a killed run leaves
+//! the previous tree whole; two runs at once do not corrupt it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn xtask_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask")).args(args).current_dir(cwd).output().unwrap()
+}
+
+fn ok(cwd: &Path, args: &[&str]) -> String {
+    let out = xtask_in(cwd, args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Relative path -> sha256 of every file under `dir`.
+fn tree(dir: &Path) -> BTreeMap<String, String> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(base, &path, out);
+            } else {
+                let rel = path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, format!("{:x}", Sha256::digest(std::fs::read(&path).unwrap())));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    if dir.exists() {
+        walk(dir, dir, &mut out);
+    }
+    out
+}
+
+#[test]
+fn all_ctks_are_byte_identical_across_threads_and_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    ok(&root(), &["generate", "--all", "--jobs", "1", "--out", a.to_str().unwrap()]);
+    ok(tmp.path(), &["generate", "--all", "--jobs", "2", "--out", b.to_str().unwrap()]);
+    let (ta, tb) = (tree(&a), tree(&b));
+    assert!(ta.len() > 15 * 10, "{} files", ta.len());
+    assert_eq!(ta, tb);
+    let roots: Vec<_> = std::fs::read_dir(&a).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(roots.len(), 15, "{roots:?}");
+    // Nothing of the host leaks into the output.
+    for (path, _) in ta.iter().filter(|(p, _)| !p.contains("/include/")) {
+        let text = std::fs::read_to_string(a.join(path)).unwrap();
+        assert!(!text.contains(root().to_str().unwrap()) && !text.contains(tmp.path().to_str().unwrap()), "{path} holds a host path");
+    }
+}
+
+#[test]
+fn every_generated_file_names_its_command_and_ctk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    ok(&root(), &["generate", "--ctk", "12.9", "--out", out.to_str().unwrap()]);
+    let files = tree(&out);
+    assert!(!files.is_empty());
+    for path in files.keys() {
+        if path.starts_with("python/include/") {
+            continue; // the CTK's own headers, copied as they are
+        }
+        let text = std::fs::read_to_string(out.join(path)).unwrap();
+        let first = text.lines().next().unwrap_or_default();
+        assert!(first.contains("cargo xtask generate --ctk 12.9."), "{path}: {first}");
+        assert!(first.to_lowercase().contains("do not edit"), "{path}: {first}");
+    }
+}
+
+#[test]
+fn check_catches_one_edited_byte_and_rewrites_only_what_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let args = ["generate", "--ctk", "13.1", "--lang", "rust", "--out", out.to_str().unwrap()];
+    ok(&root(), &args);
+    let fresh = ok(&root(), &[&args[..], &["--check"]].concat());
+    assert!(fresh.contains("is fresh"), "{fresh}");
+
+    let lib = out.join("rust/src/lib.rs");
+    let mut bytes = std::fs::read(&lib).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] = if bytes[at] == b'x' { b'y' } else { b'x' };
+    std::fs::write(&lib, &bytes).unwrap();
+    let stale = xtask_in(&root(), &[&args[..], &["--check"]].concat());
+    assert_eq!(stale.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&stale.stdout);
+    assert!(report.contains("stale: rust/src/lib.rs") && report.contains("@@"), "{report}");
+
+    let cargo_toml = out.join("rust/Cargo.toml");
+    let before = std::fs::metadata(&cargo_toml).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let rewrite = ok(&root(), &args);
+    assert!(rewrite.contains("1 written"), "{rewrite}");
+    assert_eq!(std::fs::metadata(&cargo_toml).unwrap().modified().unwrap(), before, "unchanged files are not rewritten");
+}
+
+#[test]
+fn a_killed_run_leaves_the_previous_output_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let out_s = out.to_str().unwrap();
+    ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
+    let old = tree(&out);
+    // A run that changes most files (another package name), killed at several moments.
+    let new_args = ["generate", "--ctk", "13.1", "--out", out_s, "--python-package", "renamed_cuda"];
+    let mut saw_old_after_kill = 0;
+    for delay_ms in [5u64, 20, 50, 80, 120, 180, 260, 400] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_xtask")).args(new_args).current_dir(root()).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let now = tree(&out);
+        if now == old {
+            saw_old_after_kill += 1;
+            continue;
+        }
+        // The run finished before the kill: then the tree must be the complete new one.
+        ok(&root(), &[&new_args[..], &["--check"]].concat());
+        ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
+        assert_eq!(tree(&out), old);
+    }
+    assert!(saw_old_after_kill >= 2, "the kills all came too late to test anything");
+    ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.contains("staging")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn two_concurrent_runs_do_not_corrupt_the_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let spawn = |package: &str| {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["generate", "--ctk", "13.1", "--lang", "cython", "--out", out_s, "--python-package", package])
+            .current_dir(root())
+            .spawn()
+            .unwrap()
+    };
+    let (mut first, mut second) = (spawn("first_cuda"), spawn("second_cuda"));
+    assert!(first.wait().unwrap().success() && second.wait().unwrap().success());
+    let fresh_as = |package: &str| {
+        xtask_in(&root(), &["generate", "--ctk", "13.1", "--lang", "cython", "--out", out_s, "--python-package", package, "--check"]).status.success()
+    };
+    assert!(fresh_as("first_cuda") ^ fresh_as("second_cuda"), "the tree is exactly one run's complete output");
+}
