@@ -113,25 +113,41 @@ fn a_killed_run_leaves_the_previous_output_whole() {
     let out_s = out.to_str().unwrap();
     ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
     let old = tree(&out);
-    // A run that changes most files (another package name), killed at several moments.
+    // A run that changes most files (another package name), killed while it writes.
     let new_args = ["generate", "--ctk", "13.1", "--out", out_s, "--python-package", "renamed_cuda"];
-    let mut saw_old_after_kill = 0;
-    for delay_ms in [5u64, 20, 50, 80, 120, 180, 260, 400] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_xtask")).args(new_args).current_dir(root()).spawn().unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
+    let mut killed_while_writing = 0;
+    for extra_ms in [0u64, 30, 60, 120, 200, 300] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(new_args)
+            .current_dir(root())
+            .env("CTKGEN_TEST_WRITE_PAUSE_MS", "15")
+            .spawn()
+            .unwrap();
+        // Writing has begun once anything appears beside or changes inside the output.
+        let writing = loop {
+            if child.try_wait().unwrap().is_some() {
+                break false;
+            }
+            let beside = std::fs::read_dir(tmp.path()).unwrap().count() > 1;
+            if beside || tree(&out) != old {
+                break true;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        std::thread::sleep(Duration::from_millis(extra_ms));
+        let finished = child.try_wait().unwrap().is_some();
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        let now = tree(&out);
-        if now == old {
-            saw_old_after_kill += 1;
-            continue;
+        killed_while_writing += usize::from(writing && !finished);
+        if tree(&out) != old {
+            // Only a run that completed may change the tree, and then completely.
+            let check = xtask_in(&root(), &[&new_args[..], &["--check"]].concat());
+            assert!(check.status.success(), "killed {extra_ms} ms into writing, the output is a mix:\n{}", String::from_utf8_lossy(&check.stdout).lines().filter(|l| !l.starts_with([' ', '+', '-', '@'])).collect::<Vec<_>>().join("\n"));
+            ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
+            assert_eq!(tree(&out), old);
         }
-        // The run finished before the kill: then the tree must be the complete new one.
-        ok(&root(), &[&new_args[..], &["--check"]].concat());
-        ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
-        assert_eq!(tree(&out), old);
     }
-    assert!(saw_old_after_kill >= 2, "the kills all came too late to test anything");
+    assert!(killed_while_writing >= 3, "only {killed_while_writing} kills landed while writing");
     ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
     let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.contains("staging")).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");

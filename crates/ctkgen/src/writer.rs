@@ -154,7 +154,12 @@ pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, Pipe
 }
 
 fn stage(staging: &Path, old_dir: &Path, files: &[OutputFile], existing: &BTreeMap<String, Vec<u8>>) -> Result<(), PipelineError> {
+    // The kill test widens the window in which a run is mid-write, so its kills land there.
+    let pause = std::env::var("CTKGEN_TEST_WRITE_PAUSE_MS").ok().and_then(|v| v.parse().ok()).map(std::time::Duration::from_millis);
     for file in files {
+        if let Some(pause) = pause {
+            std::thread::sleep(pause);
+        }
         let target = staging.join(&file.path);
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent).map_err(write_err(parent))?;
