@@ -26,6 +26,11 @@ enum Command {
     Headers(HeadersCommand),
     /// Write the C file of static layout assertions (the gcc oracle) for one header.
     Oracle(OracleArgs),
+    /// Regenerate the committed per-CTK ABI summaries in tests/abi/ (or check them with --check).
+    AbiSummaries {
+        #[arg(long)]
+        check: bool,
+    },
     /// Run every test suite: the workspace's cargo tests, the Python suite, the GPU suite.
     Test,
 }
@@ -206,6 +211,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Headers(command) => headers(&ws, command),
         Command::Test => test(&ws),
+        Command::AbiSummaries { check } => abi_summaries(&ws, check),
         Command::Generate(args) => generate(&ws, args),
     }
 }
@@ -393,6 +399,41 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// `tests/abi/<ctk>.txt` for the newest patch of every minor: what reviewers diff when the
+/// parser or the catalogue changes.
+fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
+    use rayon::prelude::*;
+    let releases: Vec<String> = ws.catalogue()?.newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect();
+    let files: Vec<ctkgen_ir::OutputFile> = releases
+        .par_iter()
+        .map(|ctk| -> Result<ctkgen_ir::OutputFile> {
+            let headers = ctkgen::resolve_headers(ws, &HeaderSource::Ctk(ctk.clone()))?;
+            let api = ctkgen::read_api(ws, &headers, &ReadOptions::default()).with_context(|| format!("reading {ctk}"))?;
+            let minor: String = ctk.split('.').take(2).collect::<Vec<_>>().join(".");
+            Ok(ctkgen_ir::OutputFile { path: format!("{minor}.txt"), contents: ctkgen_ir::abi::summary(&api) })
+        })
+        .collect::<Result<_>>()?;
+    let dir = ws.root.join("tests").join("abi");
+    if check {
+        let staleness = ctkgen::check_tree(&dir, &files)?;
+        for (path, diff) in &staleness.changed {
+            println!("stale: tests/abi/{path}\n{diff}");
+        }
+        for path in staleness.missing.iter().chain(&staleness.extra) {
+            println!("missing or extra: tests/abi/{path}");
+        }
+        if !staleness.is_fresh() {
+            println!("run `cargo xtask abi-summaries` and review the diff");
+            return Ok(ExitCode::from(1));
+        }
+        println!("tests/abi is fresh ({} summaries)", files.len());
+    } else {
+        let summary = ctkgen::write_tree(&dir, &files)?;
+        println!("tests/abi: {} written, {} unchanged", summary.written.len(), summary.unchanged);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// One suite of `cargo xtask test`: a name and the command that runs it.

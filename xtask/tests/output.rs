@@ -172,3 +172,9 @@ fn two_concurrent_runs_do_not_corrupt_the_output() {
     };
     assert!(fresh_as("first_cuda") ^ fresh_as("second_cuda"), "the tree is exactly one run's complete output");
 }
+
+#[test]
+fn committed_abi_summaries_are_fresh() {
+    let out = xtask_in(&root(), &["abi-summaries", "--check"]);
+    assert!(out.status.success(), "tests/abi is stale; run `cargo xtask abi-summaries` and review:\n{}", String::from_utf8_lossy(&out.stdout));
+}
