@@ -20,8 +20,11 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("ctkgen-rust-gen-target"))
 }
 
+/// Extra test files to add to a generated crate: `(crate, path, contents)`.
+type ExtraFile = (String, String, String);
+
 /// Writes the crates into one Cargo workspace and returns its folder.
-fn workspace(crates: &[(String, Api)]) -> tempfile::TempDir {
+fn workspace(crates: &[(String, Api)], extra: &[ExtraFile]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut members = Vec::new();
     for (name, api) in crates {
@@ -33,6 +36,9 @@ fn workspace(crates: &[(String, Api)]) -> tempfile::TempDir {
             std::fs::write(path, file.contents).unwrap();
         }
         members.push(format!("{name:?}"));
+    }
+    for (name, path, contents) in extra {
+        std::fs::write(dir.path().join(name).join(path), contents).unwrap();
     }
     let manifest = format!("[workspace]\nresolver = \"2\"\nmembers = [{}]\n", members.join(", "));
     std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
@@ -55,8 +61,8 @@ fn cargo(dir: &Path, args: &[&str]) -> String {
     text
 }
 
-fn check(crates: &[(String, Api)]) -> String {
-    let dir = workspace(crates);
+fn check(crates: &[(String, Api)], extra: &[ExtraFile]) -> String {
+    let dir = workspace(crates, extra);
     let clippy = cargo(dir.path(), &["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]);
     assert!(!clippy.contains("warning"), "{clippy}");
     let tests = cargo(dir.path(), &["test", "--workspace", "--quiet", "--", "--nocapture", "--test-threads=1"]);
@@ -71,6 +77,7 @@ fn check(crates: &[(String, Api)]) -> String {
 #[test]
 fn fixture_crates_build_pass_clippy_and_their_tests() {
     let mut crates = vec![("fixture-13-sys".to_string(), support::api(128)), ("fixture-12-sys".to_string(), support::api(64))];
+    let mut extra = Vec::new();
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/rust");
     let mut irs: Vec<PathBuf> = std::fs::read_dir(&golden).unwrap().flatten().map(|e| e.path()).collect();
     irs.sort();
@@ -79,10 +86,16 @@ fn fixture_crates_build_pass_clippy_and_their_tests() {
         let api = Api::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         // Headers Rust cannot express are covered by the golden error files.
         if emit(&api, &RustOptions::default()).is_ok() {
-            crates.push((format!("golden-{}-sys", case.replace('_', "-")), api));
+            let name = format!("golden-{}-sys", case.replace('_', "-"));
+            let header = golden.join("../../headers").join(format!("{case}.h"));
+            if let Some(test) = c_agreement_test(&name, &api, &header) {
+                extra.push((name.clone(), "tests/c_agreement.rs".into(), test));
+            }
+            crates.push((name, api));
         }
     }
-    let out = check(&crates);
+    let out = check(&crates, &extra);
+    assert!(out.contains("bitfields agree with the C compiler"), "{out}");
     // Without a driver, calls give a status and the load error explains.
     if !Path::new("/proc/driver/nvidia").exists() {
         assert!(out.contains("CUDA driver not found (libcuda.so.1: "), "{out}");
@@ -117,8 +130,69 @@ fn ctk_crates_build_pass_clippy_and_their_tests() {
         }
         crates.push((format!("cuda-driver-sys-{stem}"), api));
     }
-    let out = check(&crates);
+    let out = check(&crates, &[]);
     for line in expected {
         assert!(out.contains(&line), "missing `{line}` in:\n{out}");
     }
+}
+
+/// A distinct value for bitfield number `index` of `width` bits.
+fn pattern(index: usize, width: u32) -> u64 {
+    let bits = 0xA5C3_5A3C_F00F_0FF0_u64.rotate_left(index as u32 * 7 + 3);
+    if width >= 64 { bits } else { bits & ((1 << width) - 1) }
+}
+
+/// For a header with bitfields: the C compiler sets every named bitfield of every tagged record
+/// and prints the bytes and the values it reads back; the returned Rust test checks that the
+/// generated getters read those values from those bytes and the setters write the same bytes.
+/// `None` when the header has no bitfields or no C compiler is installed.
+fn c_agreement_test(crate_name: &str, api: &Api, header: &Path) -> Option<String> {
+    let records: Vec<_> = api
+        .records
+        .iter()
+        .filter(|r| r.complete && !r.anonymous && r.fields.iter().any(|f| f.bit_width.unwrap_or(0) > 0 && !f.anonymous))
+        .collect();
+    if records.is_empty() || !header.exists() {
+        return None;
+    }
+    let mut c = format!("#include \"{}\"\n#include <stdio.h>\n#include <string.h>\nint main(void) {{\n", header.canonicalize().ok()?.display());
+    for r in &records {
+        c.push_str(&format!("  {{ {} v; memset(&v, 0, sizeof v);\n", ctkgen_ir::abi::record_spelling(api, &r.name)));
+        for (i, f) in r.fields.iter().enumerate().filter(|(_, f)| f.bit_width.unwrap_or(0) > 0 && !f.anonymous) {
+            c.push_str(&format!("    v.{} = {:#x}ULL;\n", f.name, pattern(i, f.bit_width.unwrap_or(0))));
+        }
+        c.push_str(&format!("    printf(\"{} bytes\"); for (unsigned i = 0; i < sizeof v; i++) printf(\" %u\", ((unsigned char *)&v)[i]); printf(\"\\n\");\n", r.name));
+        for f in r.fields.iter().filter(|f| f.bit_width.unwrap_or(0) > 0 && !f.anonymous) {
+            c.push_str(&format!("    printf(\"{} {} %lld\\n\", (long long)v.{});\n", r.name, f.name, f.name));
+        }
+        c.push_str("  }\n");
+    }
+    c.push_str("  return 0;\n}\n");
+    let dir = tempfile::tempdir().ok()?;
+    std::fs::write(dir.path().join("agree.c"), c).ok()?;
+    let compiled = Command::new("cc").args(["-std=c11", "-o", "agree", "agree.c"]).current_dir(dir.path()).status().ok()?;
+    assert!(compiled.success(), "the C agreement program for {crate_name} does not compile");
+    let output = Command::new(dir.path().join("agree")).output().ok()?;
+    let text = String::from_utf8(output.stdout).ok()?;
+
+    let krate = crate_name.replace('-', "_");
+    let mut test = String::from("//! Bitfield accessors against bytes and values from the C compiler.\n\n#[test]\nfn bitfields_agree_with_the_c_compiler() {\n");
+    for r in &records {
+        let bytes_line = text.lines().find(|l| l.starts_with(&format!("{} bytes", r.name)))?;
+        let bytes: Vec<&str> = bytes_line.split_whitespace().skip(2).collect();
+        test.push_str(&format!("    {{\n        let bytes: [u8; {}] = [{}];\n", bytes.len(), bytes.join(", ")));
+        test.push_str(&format!("        // SAFETY: the bytes are a value the C compiler wrote.\n        let read: {krate}::{0} = unsafe {{ ::core::ptr::read_unaligned(bytes.as_ptr().cast()) }};\n        let mut written = {krate}::{0}::default();\n", r.name));
+        for (i, f) in r.fields.iter().enumerate().filter(|(_, f)| f.bit_width.unwrap_or(0) > 0 && !f.anonymous) {
+            let line = text.lines().find(|l| l.starts_with(&format!("{} {} ", r.name, f.name)))?;
+            let value: i128 = line.rsplit(' ').next()?.parse().ok()?;
+            let _ = i;
+            test.push_str(&format!("        assert_eq!(read.{0}() as i128, {value});\n        written.set_{0}({value}_i128 as _);\n", f.name));
+        }
+        test.push_str(&format!(
+            "        // SAFETY: any value may be viewed as its bytes.\n        let written: [u8; {}] = unsafe {{ ::core::mem::transmute(written) }};\n        assert_eq!(written, bytes);\n    }}\n",
+            bytes.len()
+        ));
+    }
+    test.push_str("    println!(\"bitfields agree with the C compiler\");\n}\n");
+    Some(test)
 }
