@@ -407,6 +407,10 @@ pub const VERSION_STRING: &::core::ffi::CStr = c"1.2";
 ///
 /// # Parameters
 ///
+/// - `pctx`: Returned context handle
+/// - `flags`: Creation flags
+/// - `dev`: Device
+///
 /// # Returns
 ///
 /// ::RESULT_OK
