@@ -31,6 +31,8 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Time the generator stage by stage and against bindgen on the same header; print ratios.
+    Bench(BenchArgs),
     /// Run every test suite: the workspace's cargo tests, the Python suite, the GPU suite.
     Test,
 }
@@ -163,6 +165,19 @@ enum HeadersCommand {
 }
 
 #[derive(Args)]
+struct BenchArgs {
+    /// The CTK to time (newest patch of the minor).
+    #[arg(long, default_value = "13.1")]
+    ctk: String,
+    /// Alternating runs of ctkgen and the peer; medians are reported.
+    #[arg(long, default_value_t = 7)]
+    runs: usize,
+    /// A fixture header and one run: proves the command works, measures nothing of note.
+    #[arg(long)]
+    tiny: bool,
+}
+
+#[derive(Args)]
 struct OracleArgs {
     #[command(flatten)]
     source: SourceArgs,
@@ -211,6 +226,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Headers(command) => headers(&ws, command),
         Command::Test => test(&ws),
+        Command::Bench(args) => bench(&ws, args),
         Command::AbiSummaries { check } => abi_summaries(&ws, check),
         Command::Generate(args) => generate(&ws, args),
     }
@@ -432,6 +448,135 @@ fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
     } else {
         let summary = ctkgen::write_tree(&dir, &files)?;
         println!("tests/abi: {} written, {} unchanged", summary.written.len(), summary.unchanged);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The peer for the generator benchmark, pinned.
+const BINDGEN_VERSION: &str = "0.73.2";
+
+/// bindgen's CLI from PATH at the pinned version, or installed from crates.io into the cache.
+fn bindgen(ws: &Workspace, install: bool) -> Result<Option<PathBuf>> {
+    let root = ws.cache.root().join(format!("bindgen-{BINDGEN_VERSION}"));
+    let cached = root.join("bin").join("bindgen");
+    if cached.is_file() {
+        return Ok(Some(cached));
+    }
+    if !install {
+        return Ok(None);
+    }
+    eprintln!("installing bindgen-cli {BINDGEN_VERSION} into {} (once)", root.display());
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["install", "bindgen-cli", "--locked", "--version", BINDGEN_VERSION, "--root"])
+        .arg(&root)
+        .status()
+        .context("cannot run cargo install")?;
+    if !status.success() {
+        bail!("cargo install bindgen-cli {BINDGEN_VERSION} failed");
+    }
+    Ok(Some(cached))
+}
+
+fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
+    use ctkgen::bench::{median, run_process, stages};
+    let (source, runs) = if args.tiny {
+        (HeaderSource::Header(ws.root.join("tests/headers/functions_enums.h")), 1)
+    } else {
+        (HeaderSource::Ctk(args.ctk.clone()), args.runs.max(1))
+    };
+    let headers = ctkgen::resolve_headers(ws, &source)?;
+    let label = ctkgen::source_label(&headers);
+    let libclang = ctkgen_headers::locate_libclang(&ws.cache)?;
+    let scratch = tempfile::tempdir()?;
+    let me = std::env::current_exe()?;
+
+    println!("# ctkgen bench: {label}, {runs} run(s), libclang {}", ctkgen_clang::libclang_version(&libclang)?);
+    println!("\n## stages (one in-process run after a warm-up; peak = process high-water mark)");
+    stages(ws, &source, &scratch.path().join("warm"))?;
+    let measured = stages(ws, &source, &scratch.path().join("stages"))?;
+    for stage in &measured {
+        println!("{:<22} {:>8.1} ms  peak {:>6} MiB", stage.name, stage.wall.as_secs_f64() * 1e3, stage.peak_rss_kib / 1024);
+    }
+
+    let source_args: Vec<String> = match &source {
+        HeaderSource::Header(p) => vec!["--header".into(), p.display().to_string()],
+        _ => vec!["--ctk".into(), label.clone()],
+    };
+    let ours = |n: usize| {
+        let mut c = std::process::Command::new(&me);
+        c.arg("generate").args(&source_args).args(["--lang", "all", "--out"]).arg(scratch.path().join(format!("ours-{n}")));
+        c
+    };
+    let peer = bindgen(ws, !args.tiny)?;
+    let peer_cmd = |bin: &Path, n: usize, dynamic: bool| {
+        let mut c = std::process::Command::new(bin);
+        c.arg(&headers.main_header).arg("-o").arg(scratch.path().join(format!("bindgen-{n}-{dynamic}.rs")));
+        if dynamic {
+            c.args(["--dynamic-loading", "CudaDriver"]);
+        }
+        c.args(["--", "-x", "c", "-std=c11", &format!("--target={}", ctkgen_clang::DEFAULT_TARGET), "-nostdinc", "-isystem"])
+            .arg(ws.system_include_dir())
+            .arg(format!("-I{}", headers.include_dir.display()))
+            .env("LIBCLANG_PATH", &libclang);
+        c
+    };
+
+    let (mut ours_wall, mut ours_rss, mut peer_wall, mut peer_rss, mut plain_wall) = (vec![], vec![], vec![], vec![], vec![]);
+    for n in 0..runs + 1 {
+        // Run 0 warms caches for both and is not counted.
+        let run = run_process(&mut ours(n))?;
+        if !run.success {
+            bail!("ctkgen failed: {}", run.stderr_tail);
+        }
+        if n > 0 {
+            ours_wall.push(run.wall);
+            ours_rss.push(run.peak_rss_kib);
+        }
+        if let Some(bin) = &peer {
+            for dynamic in [true, false] {
+                let run = run_process(&mut peer_cmd(bin, n, dynamic))?;
+                if !run.success {
+                    bail!("bindgen failed: {}", run.stderr_tail);
+                }
+                if n > 0 && dynamic {
+                    peer_wall.push(run.wall);
+                    peer_rss.push(run.peak_rss_kib);
+                } else if n > 0 {
+                    plain_wall.push(run.wall);
+                }
+            }
+        }
+    }
+
+    println!("\n## one header, whole process, median of {runs} (alternating runs)");
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let (ours_median, ours_peak) = (median(ours_wall), ours_rss.iter().max().copied().unwrap_or(0));
+    println!("ctkgen generate, cython + rust  {:>8.1} ms  peak {:>6} MiB", ms(ours_median), ours_peak / 1024);
+    match &peer {
+        Some(_) => {
+            let (peer_median, peer_peak) = (median(peer_wall), peer_rss.iter().max().copied().unwrap_or(0));
+            println!("bindgen {BINDGEN_VERSION} --dynamic-loading   {:>8.1} ms  peak {:>6} MiB", ms(peer_median), peer_peak / 1024);
+            println!("bindgen {BINDGEN_VERSION} (plain)             {:>8.1} ms", ms(median(plain_wall)));
+            println!("ratio: time {:.2}x bindgen --dynamic-loading (target <= 0.5)", ms(ours_median) / ms(peer_median));
+            println!("ratio: peak memory {:.2}x bindgen (target <= 1.0)", ours_peak as f64 / peer_peak.max(1) as f64);
+        }
+        None => println!("peer skipped: bindgen {BINDGEN_VERSION} is not installed (a run without --tiny installs it)"),
+    }
+
+    if !args.tiny {
+        let mut all_walls = Vec::new();
+        for n in 0..3 {
+            let mut c = std::process::Command::new(&me);
+            c.args(["generate", "--all", "--out"]).arg(scratch.path().join(format!("all-{n}")));
+            let run = run_process(&mut c)?;
+            if !run.success {
+                bail!("generate --all failed: {}", run.stderr_tail);
+            }
+            all_walls.push(run.wall);
+        }
+        println!("\n## every CTK in the catalogue, both languages, {} threads", rayon::current_num_threads());
+        println!("generate --all: median {:.2} s (target <= 3 s)", median(all_walls).as_secs_f64());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@
 //! Each stage lives in its own crate; this one strings them together and owns the two things
 //! that touch the output folder: the atomic writer and the freshness check.
 
+pub mod bench;
 pub mod oracle;
 pub mod writer;
 

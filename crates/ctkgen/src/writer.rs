@@ -4,6 +4,7 @@
 //! ones, so only changed files get new contents and timestamps), then swapped in with one
 //! atomic `renameat2(RENAME_EXCHANGE)`. A lock (in the temporary folder) serialises concurrent runs. A run killed at
 //! any point leaves the previous tree whole; its staging folder is removed by the next run.
+//! (Files are not fsynced one by one: the guarantee is against killed runs, not power loss.)
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -149,7 +150,6 @@ pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, Pipe
     } else {
         fs::rename(&staging, dir).map_err(write_err(dir))?;
     }
-    sync_dir(&parent);
     Ok(summary)
 }
 
@@ -170,7 +170,6 @@ fn stage(staging: &Path, old_dir: &Path, files: &[OutputFile], existing: &BTreeM
         }
         let mut out = fs::File::create(&target).map_err(write_err(&target))?;
         out.write_all(file.contents.as_bytes()).map_err(write_err(&target))?;
-        out.sync_all().map_err(write_err(&target))?;
     }
     Ok(())
 }
@@ -195,12 +194,6 @@ fn remove_stale_staging(parent: &Path, name: &str) {
                 let _ = fs::remove_dir_all(entry.path());
             }
         }
-    }
-}
-
-fn sync_dir(dir: &Path) {
-    if let Ok(f) = fs::File::open(dir) {
-        let _ = f.sync_all();
     }
 }
 
