@@ -476,17 +476,10 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan) -> Result<TokenStre
     }
     let ret = plan.types.return_tokens(&f.function.ret, &context)?;
     let slot = Literal::usize_unsuffixed(index);
-    let missing = match (&plan.status, f.returns_status) {
-        (Some(status), true) => {
-            let (e, library, function) = (&status.enum_ident, &status.missing_library, &status.missing_function);
-            quote! {
-                ::core::result::Result::Err(crate::runtime::Missing::Library) => #e::#library,
-                ::core::result::Result::Err(crate::runtime::Missing::Function) => #e::#function,
-            }
-        }
-        _ => quote! {
-            ::core::result::Result::Err(missing) => crate::runtime::unavailable(&FUNCTIONS[#slot], missing),
-        },
+    let missing = if f.returns_status && plan.status.is_some() {
+        quote!(missing.status())
+    } else {
+        quote!(crate::runtime::unavailable(&FUNCTIONS[#slot], missing))
     };
     let deprecated = if f.function.deprecated { quote!(#[deprecated]) } else { quote!() };
     Ok(quote! {
@@ -494,17 +487,12 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan) -> Result<TokenStre
         #deprecated
         #[inline]
         pub unsafe fn #ident(#(#params),*) #ret {
-            match FUNCTIONS[#slot].address() {
-                ::core::result::Result::Ok(address) => {
-                    // SAFETY: the address was exported for this name and version, whose C
-                    // signature this type spells.
-                    let function = unsafe {
-                        ::core::mem::transmute::<*mut ::core::ffi::c_void, unsafe extern "C" fn(#(#param_types),*) #ret>(address)
-                    };
-                    // SAFETY: the caller meets the driver's contract for this function.
-                    unsafe { function(#(#args),*) }
-                }
-                #missing
+            // SAFETY: the type spells the header's signature for this entry point.
+            let resolved = unsafe { FUNCTIONS[#slot].function::<unsafe extern "C" fn(#(#param_types),*) #ret>() };
+            match resolved {
+                // SAFETY: the caller meets the driver's contract for this function.
+                ::core::result::Result::Ok(function) => unsafe { function(#(#args),*) },
+                ::core::result::Result::Err(missing) => #missing,
             }
         }
     })

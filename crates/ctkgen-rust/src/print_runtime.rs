@@ -38,6 +38,28 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
     } else {
         quote!()
     };
+    let missing_status = match &plan.status {
+        Some(status) if plan.functions.iter().any(|f| f.returns_status) => {
+            let (e, library, function) = (&status.enum_ident, &status.missing_library, &status.missing_function);
+            let doc = format!(
+                " The status a function returns when it cannot be reached: `{library}` without the\n library, `{function}` without the entry point."
+            );
+            let doc = crate::print_items::doc_attrs(&doc);
+            quote! {
+                impl Missing {
+                    #doc
+                    #[cold]
+                    pub(crate) fn status(self) -> super::#e {
+                        match self {
+                            Missing::Library => super::#e::#library,
+                            Missing::Function => super::#e::#function,
+                        }
+                    }
+                }
+            }
+        }
+        _ => quote!(),
+    };
     let new_allowance = if plan.functions.is_empty() {
         quote!(#[allow(dead_code, reason = "the header declares no functions")])
     } else {
@@ -173,6 +195,21 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
                     self.address.get_or_init(|| self.resolve()).map(|address| address.0)
                 }
 
+                /// The entry point as a function pointer of type `F`.
+                ///
+                /// # Safety
+                ///
+                /// `F` must be the `unsafe extern "C" fn` type of this entry's C signature.
+                #new_allowance
+                #[inline]
+                pub(crate) unsafe fn function<F: Copy>(&self) -> Result<F, Missing> {
+                    const { assert!(::core::mem::size_of::<F>() == ::core::mem::size_of::<*mut c_void>()) };
+                    let address = self.address()?;
+                    // SAFETY: `F` is a function pointer type (the caller's promise, and the size
+                    // check above), and the address is that function's entry point.
+                    Ok(unsafe { ::core::mem::transmute_copy::<*mut c_void, F>(&address) })
+                }
+
                 fn resolve(&self) -> Result<Address, Missing> {
                     let driver = driver().map_err(|_| Missing::Library)?;
                     let (symbol_name, version, per_thread) = match self.per_thread {
@@ -188,6 +225,7 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
                 }
             }
 
+            #missing_status
             #unavailable
             #bits
         }

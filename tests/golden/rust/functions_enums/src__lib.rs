@@ -160,6 +160,22 @@ mod runtime {
         pub(crate) fn address(&self) -> Result<*mut c_void, Missing> {
             self.address.get_or_init(|| self.resolve()).map(|address| address.0)
         }
+        /// The entry point as a function pointer of type `F`.
+        ///
+        /// # Safety
+        ///
+        /// `F` must be the `unsafe extern "C" fn` type of this entry's C signature.
+        #[inline]
+        pub(crate) unsafe fn function<F: Copy>(&self) -> Result<F, Missing> {
+            const {
+                assert!(
+                    ::core::mem::size_of:: < F > () == ::core::mem::size_of:: < * mut
+                    c_void > ()
+                )
+            };
+            let address = self.address()?;
+            Ok(unsafe { ::core::mem::transmute_copy::<*mut c_void, F>(&address) })
+        }
         fn resolve(&self) -> Result<Address, Missing> {
             let driver = driver().map_err(|_| Missing::Library)?;
             let (symbol_name, version, per_thread) = match self.per_thread {
@@ -432,16 +448,14 @@ pub unsafe fn ctxCreate(
     flags: ::core::ffi::c_uint,
     dev: Device,
 ) -> Result {
-    match FUNCTIONS[0].address() {
-        ::core::result::Result::Ok(address) => {
-            let function = unsafe {
-                ::core::mem::transmute::<
-                    *mut ::core::ffi::c_void,
-                    unsafe extern "C" fn(*mut Ctx, ::core::ffi::c_uint, Device) -> Result,
-                >(address)
-            };
-            unsafe { function(pctx, flags, dev) }
-        }
+    let resolved = unsafe {
+        FUNCTIONS[0]
+            .function::<
+                unsafe extern "C" fn(*mut Ctx, ::core::ffi::c_uint, Device) -> Result,
+            >()
+    };
+    match resolved {
+        ::core::result::Result::Ok(function) => unsafe { function(pctx, flags, dev) }
         ::core::result::Result::Err(missing) => {
             crate::runtime::unavailable(&FUNCTIONS[0], missing)
         }
@@ -461,16 +475,11 @@ pub unsafe fn ctxCreate(
 /// When the driver library or this entry point is missing (see [`function_available`]).
 #[inline]
 pub unsafe fn ctxDestroy(ctx: Ctx) -> Result {
-    match FUNCTIONS[1].address() {
-        ::core::result::Result::Ok(address) => {
-            let function = unsafe {
-                ::core::mem::transmute::<
-                    *mut ::core::ffi::c_void,
-                    unsafe extern "C" fn(Ctx) -> Result,
-                >(address)
-            };
-            unsafe { function(ctx) }
-        }
+    let resolved = unsafe {
+        FUNCTIONS[1].function::<unsafe extern "C" fn(Ctx) -> Result>()
+    };
+    match resolved {
+        ::core::result::Result::Ok(function) => unsafe { function(ctx) }
         ::core::result::Result::Err(missing) => {
             crate::runtime::unavailable(&FUNCTIONS[1], missing)
         }
@@ -495,19 +504,19 @@ pub unsafe fn launch(
     params: *mut *mut ::core::ffi::c_void,
     count: usize,
 ) -> Result {
-    match FUNCTIONS[2].address() {
-        ::core::result::Result::Ok(address) => {
-            let function = unsafe {
-                ::core::mem::transmute::<
-                    *mut ::core::ffi::c_void,
-                    unsafe extern "C" fn(
-                        Ctx,
-                        Callback,
-                        *mut *mut ::core::ffi::c_void,
-                        usize,
-                    ) -> Result,
-                >(address)
-            };
+    let resolved = unsafe {
+        FUNCTIONS[2]
+            .function::<
+                unsafe extern "C" fn(
+                    Ctx,
+                    Callback,
+                    *mut *mut ::core::ffi::c_void,
+                    usize,
+                ) -> Result,
+            >()
+    };
+    match resolved {
+        ::core::result::Result::Ok(function) => {
             unsafe { function(ctx, r#fn, params, count) }
         }
         ::core::result::Result::Err(missing) => {

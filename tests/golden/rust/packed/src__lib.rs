@@ -161,6 +161,23 @@ mod runtime {
         pub(crate) fn address(&self) -> Result<*mut c_void, Missing> {
             self.address.get_or_init(|| self.resolve()).map(|address| address.0)
         }
+        /// The entry point as a function pointer of type `F`.
+        ///
+        /// # Safety
+        ///
+        /// `F` must be the `unsafe extern "C" fn` type of this entry's C signature.
+        #[allow(dead_code, reason = "the header declares no functions")]
+        #[inline]
+        pub(crate) unsafe fn function<F: Copy>(&self) -> Result<F, Missing> {
+            const {
+                assert!(
+                    ::core::mem::size_of:: < F > () == ::core::mem::size_of:: < * mut
+                    c_void > ()
+                )
+            };
+            let address = self.address()?;
+            Ok(unsafe { ::core::mem::transmute_copy::<*mut c_void, F>(&address) })
+        }
         fn resolve(&self) -> Result<Address, Missing> {
             let driver = driver().map_err(|_| Missing::Library)?;
             let (symbol_name, version, per_thread) = match self.per_thread {
