@@ -56,7 +56,7 @@ impl ParseOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ParseError {
-    #[error("cannot read header {path}: {source}")]
+    #[error("cannot read header {path}")]
     Read { path: String, source: std::io::Error },
     #[error("cannot load libclang from {0}")]
     Load(String),
@@ -337,6 +337,71 @@ fn compare_layouts(
     Ok(())
 }
 
+/// `cuMemAdvise_v2` -> ("cuMemAdvise", 2); `cuMemAdvise` -> ("cuMemAdvise", 1).
+fn split_version_suffix(symbol: &str) -> (&str, u32) {
+    if let Some((base, n)) = symbol.rsplit_once("_v") {
+        if let Ok(n) = n.parse::<u32>() {
+            if !base.is_empty() {
+                return (base, n);
+            }
+        }
+    }
+    (symbol, 1)
+}
+
+/// Decides, for every function, the name and CUDA version to hand `cuGetProcAddress`.
+///
+/// The driver answers a (name, version) query with the newest variant of `name` introduced at
+/// or before `version`, so the version must be the one that introduced exactly this symbol.
+/// `cudaTypedefs.h` lists each family's introductions as `PFN_<family>_v<version>`, oldest
+/// first; the header declares the family's symbols (`X`, `X_v2`, ...), the newest last. Matching
+/// them in order is the only way to tell variants apart whose signatures are identical
+/// (`cuEventElapsedTime` and `_v2`); parameter types, compared canonically, confirm each match.
+fn assign_entry_point_versions(
+    functions: &mut [ir::Function],
+    pfns: &[build::PfnVersion],
+    signatures: &std::collections::HashMap<String, Vec<String>>,
+) {
+    use std::collections::BTreeMap;
+    let mut families: BTreeMap<&str, Vec<(u32, usize)>> = BTreeMap::new();
+    for (index, f) in functions.iter().enumerate() {
+        let (family, n) = split_version_suffix(&f.symbol);
+        families.entry(family).or_default().push((n, index));
+    }
+    let mut decided: Vec<(usize, String, Option<u32>, Option<u32>)> = Vec::new();
+    for (family, mut members) in families {
+        members.sort();
+        let introductions = |per_thread: bool| {
+            let mut v: Vec<&build::PfnVersion> = pfns.iter().filter(|p| p.name == family && p.per_thread == per_thread).collect();
+            v.sort_by_key(|p| p.version);
+            v
+        };
+        let (plain, per_thread) = (introductions(false), introductions(true));
+        // Present symbols are the family's newest variants: pair them with the newest entries.
+        let offset = plain.len().saturating_sub(members.len());
+        for (position, &(_, index)) in members.iter().enumerate() {
+            let f = &functions[index];
+            let signature = signatures.get(&f.symbol);
+            let same = |p: &&build::PfnVersion| Some(&p.params) == signature;
+            let paired = plain.get(offset + position).filter(|p| plain.len() >= members.len() && same(p));
+            let version = paired.or_else(|| plain.iter().rev().find(|p| same(p))).map(|p| p.version);
+            let per_thread_version = if f.per_thread_symbol.is_some() {
+                per_thread.iter().rev().find(|p| same(p)).or(per_thread.last()).map(|p| p.version)
+            } else {
+                None
+            };
+            let lookup = if version.is_some() { family.to_string() } else { f.name.clone() };
+            decided.push((index, lookup, version, per_thread_version));
+        }
+    }
+    for (index, lookup, version, per_thread_version) in decided {
+        let f = &mut functions[index];
+        f.lookup_name = lookup;
+        f.first_version = version;
+        f.per_thread_first_version = per_thread_version;
+    }
+}
+
 /// Turns one mode's declarations into the model: renames, versions and constants resolved.
 fn assemble(model: build::ModeModel) -> ir::Api {
     let symbols: BTreeSet<String> = model.functions.iter().map(|f| f.symbol.clone()).collect();
@@ -356,26 +421,8 @@ fn assemble(model: build::ModeModel) -> ir::Api {
                 f.per_thread_symbol = r.per_thread_suffix.map(|s| format!("{}{s}", f.symbol));
             }
         }
-        // The newest PFN typedef whose signature has this arity names the version to ask for;
-        // a rename to another API is looked up under that API's name.
-        let newest = |name: &str, per_thread: bool| {
-            model
-                .pfn_versions
-                .iter()
-                .filter(|p| p.name == name && p.per_thread == per_thread && p.param_count == f.params.len())
-                .map(|p| p.version)
-                .max()
-        };
-        f.lookup_name = if newest(&f.name, false).is_some() || newest(&f.symbol, false).is_none() {
-            f.name.clone()
-        } else {
-            f.symbol.clone()
-        };
-        f.first_version = newest(&f.lookup_name, false);
-        if f.per_thread_symbol.is_some() {
-            f.per_thread_first_version = newest(&f.lookup_name, true);
-        }
     }
+    assign_entry_point_versions(&mut functions, &model.pfn_versions, &model.signatures);
 
     ir::Api {
         format_version: ir::FORMAT_VERSION,

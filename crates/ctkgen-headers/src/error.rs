@@ -2,12 +2,15 @@ use std::io;
 use std::path::PathBuf;
 
 /// Everything that can go wrong while finding, fetching or checking headers and libclang.
+///
+/// A variant with a `source` leaves it out of its own message: callers print the cause chain
+/// (as the command line does), and a message that repeated it would show it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum HeadersError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read { path: PathBuf, source: io::Error },
 
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Write { path: PathBuf, source: io::Error },
 
     /// A catalogue that is not valid TOML, or holds a release that makes no sense.
@@ -25,14 +28,14 @@ pub enum HeadersError {
     #[error("unknown ctk version {query}; known versions: {known}")]
     UnknownVersion { query: String, known: String },
 
-    #[error("cache directory {path} is not writable: {source}")]
+    #[error("cache directory {path} is not writable")]
     UnwritableCache { path: PathBuf, source: io::Error },
 
-    #[error("cannot lock {path}: {source}")]
+    #[error("cannot lock {path}")]
     Lock { path: PathBuf, source: io::Error },
 
     #[error(
-        "cannot run {python} to call pip: {source} (set CTKGEN_PYTHON to a python that has pip)"
+        "cannot run {python} to call pip (set CTKGEN_PYTHON to a python that has pip)"
     )]
     PythonNotFound { python: String, source: io::Error },
 

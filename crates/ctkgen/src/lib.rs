@@ -30,9 +30,11 @@ pub enum PipelineError {
     Rust(#[from] ctkgen_rust::RustEmitError),
     #[error("header {path} does not exist")]
     MissingHeader { path: PathBuf },
-    #[error("cannot read {path}: {source}")]
+    #[error("header {path} is a folder, not a file")]
+    HeaderIsFolder { path: PathBuf },
+    #[error("cannot read {path}")]
     Read { path: PathBuf, source: std::io::Error },
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Write { path: PathBuf, source: std::io::Error },
     #[error("output path {path} exists and is not a folder")]
     OutputNotFolder { path: PathBuf },
@@ -110,6 +112,9 @@ pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSe
         }
         HeaderSource::CudaHome(dir) => Ok(ctkgen_headers::from_cuda_home(dir)?),
         HeaderSource::Header(path) => {
+            if path.is_dir() {
+                return Err(PipelineError::HeaderIsFolder { path: path.clone() });
+            }
             if !path.is_file() {
                 return Err(PipelineError::MissingHeader { path: path.clone() });
             }

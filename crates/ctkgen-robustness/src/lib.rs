@@ -1,0 +1,41 @@
+//! Shared pieces of ctkgen's robustness suites.
+//!
+//! The suites themselves live in `tests/`: the bad-input corpus run through the command line
+//! (`bad_inputs.rs`), property tests over random C records checked against gcc and both
+//! emitters (`layout_properties.rs`), and a replay of the fuzz corpus (`fuzz_corpus.rs`). This
+//! library holds what the fuzz target in `fuzz/` shares with them: [`header_to_ir`], the one
+//! entry point the fuzzer drives, so a crash it finds is replayed by a plain `cargo test`.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use ctkgen_clang::{ParseError, ParseOptions};
+use ctkgen_headers::Cache;
+use ctkgen_ir::Api;
+
+/// The repository root (two levels above this crate).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the workspace root exists")
+}
+
+/// Parse options for free-standing headers: the libclang every ctkgen run would use (found
+/// once per process) and the pinned stand-in system headers.
+pub fn parse_options() -> &'static ParseOptions {
+    static OPTIONS: OnceLock<ParseOptions> = OnceLock::new();
+    OPTIONS.get_or_init(|| {
+        let root = workspace_root();
+        let cache = Cache::new(Cache::default_root(&root));
+        let libclang = ctkgen_headers::locate_libclang(&cache).unwrap_or_else(|e| panic!("the robustness suites need libclang: {e}"));
+        ParseOptions::new(libclang, root.join("headers").join("include"))
+    })
+}
+
+/// Header bytes to the model, the way `cargo xtask ir --header` reads a file: written to a
+/// fresh folder as `input.h`, then parsed in C11 and C++17. Any input may be refused with an
+/// error; none may panic or crash.
+pub fn header_to_ir(bytes: &[u8]) -> Result<Api, ParseError> {
+    let dir = tempfile::Builder::new().prefix("ctkgen-fuzz-").tempdir().expect("a temporary folder");
+    let header = dir.path().join("input.h");
+    std::fs::write(&header, bytes).expect("the temporary folder is writable");
+    ctkgen_clang::parse_header(&header, parse_options())
+}
