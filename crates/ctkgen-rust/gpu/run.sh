@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds gpu/smoke.rs against the crate generated from an IR file and copies the binary to OUT.
-# usage: gpu/run.sh IR.json OUT_BINARY   (run from the workspace root)
+# Builds a GPU check program (default gpu/smoke.rs) against the crate generated from an IR file
+# and copies the binary to OUT; run it on a machine with a driver.
+# usage: crates/ctkgen-rust/gpu/run.sh IR.json [SOURCE.rs] OUT_BINARY   (from the workspace root)
 set -euo pipefail
-ir=$1 out=$2
+ir=$1
+if [ $# -eq 3 ]; then source=$2 out=$3; else source=crates/ctkgen-rust/gpu/smoke.rs out=$2; fi
 work=$(mktemp -d)
 cargo run -q -p ctkgen-rust --example emit_ir -- "$ir" "$work/sys"
 mkdir -p "$work/smoke/src"
-cp crates/ctkgen-rust/gpu/smoke.rs "$work/smoke/src/main.rs"
+cp "$source" "$work/smoke/src/main.rs"
 cat > "$work/smoke/Cargo.toml" <<TOML
 [package]
 name = "smoke"
