@@ -35,7 +35,8 @@ pub struct PfnVersion {
     pub name: String,
     pub version: u32,
     pub per_thread: bool,
-    pub param_count: usize,
+    /// Canonical spellings of the parameter types (typedefs resolved).
+    pub params: Vec<String>,
 }
 
 /// Everything one language mode yields, before cross-mode checks and macro evaluation.
@@ -49,6 +50,8 @@ pub struct ModeModel {
     pub per_thread_macros: Vec<MacroDef>,
     /// `PFN_<name>_v<N>[_ptds|_ptsz]` typedefs from the typedef header.
     pub pfn_versions: Vec<PfnVersion>,
+    /// Canonical parameter type spellings of each declared function, by symbol.
+    pub signatures: HashMap<String, Vec<String>>,
     /// Record extents in the main header by byte offset, for locating skipped alignments.
     pub record_spans: Vec<(u32, u32, String)>,
 }
@@ -164,6 +167,7 @@ impl<'tu> Builder<'tu> {
         let mut typedefs: BTreeMap<String, ir::Typedef> = BTreeMap::new();
         let mut macros = Vec::new();
         let mut pfn_versions = Vec::new();
+        let mut signatures = HashMap::new();
         for &cursor in &decls {
             let origin = self.origin(cursor);
             match (cursor.kind(), origin) {
@@ -182,12 +186,14 @@ impl<'tu> Builder<'tu> {
                 (CXCursor_TypedefDecl, Origin::Typedefs) => {
                     if let Some((name, version, per_thread)) = pfn_version(&cursor.spelling()) {
                         let signature = strip_sugar(cursor.typedef_underlying()).pointee();
-                        let param_count = signature.arg_types().len();
-                        pfn_versions.push(PfnVersion { name, version, per_thread, param_count });
+                        let params = signature.arg_types().iter().map(|t| t.canonical().spelling()).collect();
+                        pfn_versions.push(PfnVersion { name, version, per_thread, params });
                     }
                 }
                 (CXCursor_FunctionDecl, Origin::Main) => {
                     let f = self.function(cursor)?;
+                    let canonical = cursor.ty().arg_types().iter().map(|t| t.canonical().spelling()).collect();
+                    signatures.insert(f.symbol.clone(), canonical);
                     functions.entry(f.symbol.clone()).or_insert(f);
                 }
                 (CXCursor_MacroDefinition, Origin::Main) => {
@@ -217,6 +223,7 @@ impl<'tu> Builder<'tu> {
             macros,
             per_thread_macros: Vec::new(),
             pfn_versions,
+            signatures,
             record_spans: self.record_spans,
         })
     }

@@ -139,6 +139,19 @@ fn renames_per_thread_variants_and_entry_point_versions() {
     assert_eq!(instantiate.symbol, "cuGraphInstantiateWithFlags");
     assert_eq!((instantiate.lookup_name.as_str(), instantiate.first_version), ("cuGraphInstantiateWithFlags", Some(11040)));
 
+    // Variants with their own symbols: each is asked for with the version that introduced it,
+    // under the family's name, even when the signatures are identical.
+    let entry = |api: &ctkgen_ir::Api, name: &str| {
+        let f = api.function(name).unwrap_or_else(|| panic!("no {name}"));
+        (f.lookup_name.clone(), f.first_version)
+    };
+    assert_eq!(entry(&api12, "cuMemAdvise"), ("cuMemAdvise".into(), Some(8000)));
+    assert_eq!(entry(&api12, "cuMemAdvise_v2"), ("cuMemAdvise".into(), Some(12020)));
+    assert_eq!(entry(&api12, "cuEventElapsedTime"), ("cuEventElapsedTime".into(), Some(2000)));
+    assert_eq!(entry(&api12, "cuEventElapsedTime_v2"), ("cuEventElapsedTime".into(), Some(12080)));
+    assert_eq!(entry(&api12, "cuCtxCreate_v3"), ("cuCtxCreate".into(), Some(11040)));
+    assert_eq!(entry(&api12, "cuCtxCreate_v4"), ("cuCtxCreate".into(), Some(12050)));
+
     let renamed12 = api12.functions.iter().filter(|f| f.symbol != f.name).count();
     let renamed13 = api13.functions.iter().filter(|f| f.symbol != f.name).count();
     assert!(renamed12 >= 38 && renamed13 >= 47, "renames: {renamed12} in 12.9, {renamed13} in 13.1");
