@@ -31,6 +31,9 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Compare two CTKs by ABI. Exit 0: identical, 1: compatible additions, 2: incompatible
+    /// changes, 3: the comparison itself failed.
+    Diff(DiffArgs),
     /// Time the generator stage by stage and against bindgen on the same header; print ratios.
     Bench(BenchArgs),
     /// Run every test suite: the workspace's cargo tests, the Python suite, the GPU suite.
@@ -164,6 +167,24 @@ enum HeadersCommand {
     Refresh,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum DiffFormat {
+    Md,
+    Json,
+}
+
+#[derive(Args)]
+struct DiffArgs {
+    /// The older CTK, e.g. 12.9.
+    #[arg(long)]
+    from: String,
+    /// The newer CTK, e.g. 13.0.
+    #[arg(long)]
+    to: String,
+    #[arg(long, value_enum, default_value = "md")]
+    format: DiffFormat,
+}
+
 #[derive(Args)]
 struct BenchArgs {
     /// The CTK to time (newest patch of the minor).
@@ -194,12 +215,14 @@ fn workspace() -> Workspace {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // `diff` reports its verdict in exit codes 0-2, so its own failures use 3.
+    let failure = if matches!(cli.command, Command::Diff(_)) { 3 } else { 2 };
     match run(cli) {
         Ok(code) => code,
         Err(error) => {
             let chain: Vec<String> = error.chain().map(|e| e.to_string()).collect();
             eprintln!("error: {}", chain.join(": "));
-            ExitCode::from(2)
+            ExitCode::from(failure)
         }
     }
 }
@@ -227,6 +250,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Headers(command) => headers(&ws, command),
         Command::Test => test(&ws),
         Command::Bench(args) => bench(&ws, args),
+        Command::Diff(args) => {
+            let read = |ctk: &str| -> Result<ctkgen_ir::Api> {
+                let headers = ctkgen::resolve_headers(&ws, &HeaderSource::Ctk(ctk.to_string()))?;
+                ctkgen::read_api(&ws, &headers, &ReadOptions::default()).with_context(|| format!("reading {ctk}"))
+            };
+            let (old, new) = (read(&args.from)?, read(&args.to)?);
+            let diff = ctkgen_diff::diff(&old, &new);
+            match args.format {
+                DiffFormat::Md => print!("{}", diff.to_markdown()),
+                DiffFormat::Json => print!("{}", diff.to_json()),
+            }
+            Ok(ExitCode::from(diff.exit_code()))
+        }
         Command::AbiSummaries { check } => abi_summaries(&ws, check),
         Command::Generate(args) => generate(&ws, args),
     }
