@@ -28,6 +28,22 @@ fn main() {
         check("cuDevicePrimaryCtxRetain", cu::cuDevicePrimaryCtxRetain(&mut context, device));
         check("cuCtxSetCurrent", cu::cuCtxSetCurrent(context));
 
+        // Call cost through the lazy table: the first call resolves the entry point.
+        let mut flags = 0;
+        let started = std::time::Instant::now();
+        check("cuCtxGetFlags (first call)", cu::cuCtxGetFlags(&mut flags));
+        let first = started.elapsed();
+        let started = std::time::Instant::now();
+        check("cuCtxGetFlags (second call)", cu::cuCtxGetFlags(&mut flags));
+        println!("first call {first:?} (resolution included), second {:?}", started.elapsed());
+        let calls = 1_000_000;
+        let mut current = 0;
+        let started = std::time::Instant::now();
+        for _ in 0..calls {
+            cu::cuCtxGetDevice(&mut current);
+        }
+        println!("cuCtxGetDevice: {:.1} ns per call", started.elapsed().as_nanos() as f64 / calls as f64);
+
         // Memset on the default stream, then copy back and compare every word.
         let words = 1 << 20;
         let mut buffer: cu::CUdeviceptr = 0;

@@ -280,7 +280,7 @@ impl<'a> Plan<'a> {
             let field = &record.fields[i];
             if field.bit_width.is_none() {
                 let field_context = format!("field `{}` of {context}", field.name);
-                if field.offset_bits % 8 != 0 {
+                if field.offset_bits.checked_rem(8) != Some(0) {
                     return Err(unrepresentable(format!("field `{}` does not start on a byte", field.name)));
                 }
                 let (size, align) = self.types.layout(&field.ty, &field_context)?;
@@ -437,7 +437,7 @@ impl<'a> Plan<'a> {
             return Err(unrepresentable(format!("size {} is below the {rust_size} bytes Rust needs", record.size)));
         }
         if record.size > rust_size {
-            if record.size % final_align != 0 {
+            if record.size.checked_rem(final_align) != Some(0) {
                 return Err(unrepresentable(format!("size {} is not a multiple of alignment {final_align}", record.size)));
             }
             paddings += 1;
@@ -845,8 +845,8 @@ fn is_semver(text: &str) -> bool {
     let idents_ok = |s: &str| s.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
     numbers.len() == 3
         && numbers.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && (n.len() == 1 || !n.starts_with('0')))
-        && pre.is_none_or(idents_ok)
-        && build.is_none_or(idents_ok)
+        && pre.into_iter().all(idents_ok)
+        && build.into_iter().all(idents_ok)
 }
 
 #[cfg(test)]

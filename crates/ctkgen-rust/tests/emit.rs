@@ -90,7 +90,7 @@ fn anonymous_members_are_named_fields() {
     assert!(text.contains("pub _anon0: outer_st__anon0,"));
     assert!(text.contains("pub union outer_st__anon0"));
     assert!(text.contains("pub res: CUDA_RESOURCE_DESC_st__res,"));
-    assert!(text.contains("pub type untagged_t = untagged_t;") == false);
+    assert!(!text.contains("pub type untagged_t = untagged_t;"));
 }
 
 #[test]
