@@ -70,8 +70,13 @@ pub struct Builder<'tu> {
     /// USR of an untagged record or enum -> the typedef that names it.
     typedef_of_anonymous: HashMap<String, String>,
     record_spans: Vec<(u32, u32, String)>,
-    /// Every macro in the translation unit, for reading attributes spelled through macros.
-    macro_table: HashMap<String, MacroBody>,
+    /// Every macro definition in the translation unit; tokenized into `macro_table` only when
+    /// an attribute turns out to be spelled through a macro.
+    macro_cursors: Vec<Cursor<'tu>>,
+    macro_table: std::cell::OnceCell<HashMap<String, MacroBody>>,
+    /// The mode whose declarations become the model. Other modes only need layouts, so they
+    /// skip functions, macros and comments.
+    primary: bool,
 }
 
 /// A macro's parameters (`None` when object-like) and body tokens.
@@ -87,6 +92,7 @@ impl<'tu> Builder<'tu> {
         main: &Path,
         typedefs_header: Option<&Path>,
         system_dir: &Path,
+        primary: bool,
     ) -> Builder<'tu> {
         Builder {
             tu,
@@ -101,7 +107,9 @@ impl<'tu> Builder<'tu> {
             enums: BTreeMap::new(),
             typedef_of_anonymous: HashMap::new(),
             record_spans: Vec::new(),
-            macro_table: HashMap::new(),
+            macro_cursors: Vec::new(),
+            macro_table: std::cell::OnceCell::new(),
+            primary,
         }
     }
 
@@ -134,21 +142,7 @@ impl<'tu> Builder<'tu> {
         let mut decls = Vec::new();
         flatten(self.tu.cursor(), &mut decls);
 
-        for &cursor in &decls {
-            if cursor.kind() == CXCursor_MacroDefinition {
-                let tokens = self.tu.tokens(cursor.extent());
-                if let Some((name, rest)) = tokens.split_first() {
-                    let body = if cursor.is_macro_function_like() {
-                        let close = rest.iter().position(|t| t == ")").unwrap_or(0);
-                        let params = rest.get(1..close).unwrap_or_default().iter().filter(|t| *t != ",").cloned().collect();
-                        MacroBody { params: Some(params), body: rest.get(close + 1..).unwrap_or_default().to_vec() }
-                    } else {
-                        MacroBody { params: None, body: rest.to_vec() }
-                    };
-                    self.macro_table.insert(name.clone(), body);
-                }
-            }
-        }
+        self.macro_cursors = decls.iter().copied().filter(|c| c.kind() == CXCursor_MacroDefinition).collect();
 
         // Untagged records and enums take their typedef's name, so learn those first.
         for &cursor in &decls {
@@ -183,20 +177,20 @@ impl<'tu> Builder<'tu> {
                     let def = self.typedef(cursor, origin == Origin::System)?;
                     typedefs.entry(def.name.clone()).or_insert(def);
                 }
-                (CXCursor_TypedefDecl, Origin::Typedefs) => {
+                (CXCursor_TypedefDecl, Origin::Typedefs) if self.primary => {
                     if let Some((name, version, per_thread)) = pfn_version(&cursor.spelling()) {
                         let signature = strip_sugar(cursor.typedef_underlying()).pointee();
                         let params = signature.arg_types().iter().map(|t| t.canonical().spelling()).collect();
                         pfn_versions.push(PfnVersion { name, version, per_thread, params });
                     }
                 }
-                (CXCursor_FunctionDecl, Origin::Main) => {
+                (CXCursor_FunctionDecl, Origin::Main) if self.primary => {
                     let f = self.function(cursor)?;
                     let canonical = cursor.ty().arg_types().iter().map(|t| t.canonical().spelling()).collect();
                     signatures.insert(f.symbol.clone(), canonical);
                     functions.entry(f.symbol.clone()).or_insert(f);
                 }
-                (CXCursor_MacroDefinition, Origin::Main) => {
+                (CXCursor_MacroDefinition, Origin::Main) if self.primary => {
                     if !cursor.is_macro_function_like() {
                         let mut tokens = self.tu.tokens(cursor.extent());
                         if !tokens.is_empty() {
@@ -278,7 +272,7 @@ impl<'tu> Builder<'tu> {
                     packed: false,
                     fields: Vec::new(),
                     explicit_alignments: Vec::new(),
-                    doc: clean_comment(decl.raw_comment()),
+                    doc: self.doc(decl),
                 },
             );
             return Ok(());
@@ -356,7 +350,7 @@ impl<'tu> Builder<'tu> {
                 bit_width,
                 size: field_ty.size_of().max(0) as u64,
                 align: field_ty.align_of().max(0) as u64,
-                doc: clean_comment(field.raw_comment()),
+                doc: self.doc(field),
             });
         }
 
@@ -374,7 +368,7 @@ impl<'tu> Builder<'tu> {
                 packed,
                 fields,
                 explicit_alignments: explicit,
-                doc: clean_comment(def.raw_comment()),
+                doc: self.doc(def),
             },
         );
         Ok(())
@@ -425,6 +419,35 @@ impl<'tu> Builder<'tu> {
         false
     }
 
+    fn macro_table(&self) -> &HashMap<String, MacroBody> {
+        self.macro_table.get_or_init(|| {
+            let mut table = HashMap::new();
+            for cursor in &self.macro_cursors {
+                let tokens = self.tu.tokens(cursor.extent());
+                if let Some((name, rest)) = tokens.split_first() {
+                    let body = if cursor.is_macro_function_like() {
+                        let close = rest.iter().position(|t| t == ")").unwrap_or(0);
+                        let params = rest.get(1..close).unwrap_or_default().iter().filter(|t| *t != ",").cloned().collect();
+                        MacroBody { params: Some(params), body: rest.get(close + 1..).unwrap_or_default().to_vec() }
+                    } else {
+                        MacroBody { params: None, body: rest.to_vec() }
+                    };
+                    table.insert(name.clone(), body);
+                }
+            }
+            table
+        })
+    }
+
+    /// The cleaned doc comment of a declaration, read only in the primary mode.
+    fn doc(&self, cursor: Cursor) -> Option<String> {
+        if self.primary {
+            clean_comment(cursor.raw_comment())
+        } else {
+            None
+        }
+    }
+
     /// Expands object-like and simple function-like macros (no `#` or `##`), a few levels
     /// deep: enough for attributes such as `ALIGN(64)`.
     fn expand_macros(&self, tokens: &[String]) -> Vec<String> {
@@ -435,7 +458,7 @@ impl<'tu> Builder<'tu> {
             let mut i = 0;
             while i < current.len() {
                 let token = &current[i];
-                match self.macro_table.get(token) {
+                match self.macro_table().get(token) {
                     Some(MacroBody { params: None, body }) => {
                         next.extend(body.iter().cloned());
                         changed = true;
@@ -513,12 +536,12 @@ impl<'tu> Builder<'tu> {
             .map(|c| ir::EnumConstant {
                 name: c.spelling(),
                 value: if unsigned { c.enum_unsigned_value() } else { c.enum_value() },
-                doc: clean_comment(c.raw_comment()),
+                doc: self.doc(c),
             })
             .collect();
         self.enums.insert(
             name.clone(),
-            ir::Enum { name: name.clone(), typedef_names: Vec::new(), underlying, constants, doc: clean_comment(def.raw_comment()) },
+            ir::Enum { name: name.clone(), typedef_names: Vec::new(), underlying, constants, doc: self.doc(def) },
         );
         Ok(name)
     }
@@ -548,7 +571,7 @@ impl<'tu> Builder<'tu> {
             align: own.align_of().max(0) as u64,
             explicit_alignments: explicit,
             system,
-            doc: clean_comment(cursor.raw_comment()),
+            doc: self.doc(cursor),
         })
     }
 
@@ -575,7 +598,7 @@ impl<'tu> Builder<'tu> {
             ret: self.convert(cursor.result_type(), cursor)?,
             params,
             deprecated: cursor.is_deprecated(),
-            doc: clean_comment(cursor.raw_comment()),
+            doc: self.doc(cursor),
         })
     }
 

@@ -200,7 +200,8 @@ fn read_mode(header: &Path, options: &ParseOptions, mode: LanguageMode) -> Resul
         let location = if file.is_empty() { display.clone() } else { format!("{file}:{}:{}", d.line, d.column) };
         return Err(ParseError::Diagnostic { location, message: d.message.clone(), mode });
     }
-    let builder = build::Builder::new(&tu, mode, header, options.typedefs_header.as_deref(), &options.system_include_dir);
+    let primary = options.modes.first() == Some(&mode);
+    let builder = build::Builder::new(&tu, mode, header, options.typedefs_header.as_deref(), &options.system_include_dir, primary);
     let mut model = builder.build()?;
     check_skipped_alignments(&tu, header, &model, mode)?;
     drop_undefined_macros(&tu, header, &mut model)?;
