@@ -274,6 +274,8 @@ fn emit_text(output: Option<&Path>, text: &str) -> Result<()> {
             let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let mut tmp = tempfile_in(dir)?;
             std::io::Write::write_all(&mut tmp, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+            // Temporary files are private; the result is an ordinary file.
+            tmp.as_file().set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
             tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
         }
         None => print!("{text}"),
@@ -624,8 +626,25 @@ struct Suite {
     args: Vec<String>,
 }
 
+/// CTKs whose generated Rust crates the test suite builds: both ends of 12.x, the first 13.x,
+/// the default, and the newest in the catalogue.
+fn crate_test_ctks(ws: &Workspace) -> Result<Vec<String>> {
+    let newest = ws.catalogue()?.newest_per_minor().last().map(|r| r.ctk.clone()).context("empty catalogue")?;
+    Ok(["12.0", "12.9", "13.0", "13.1"].iter().map(|s| s.to_string()).chain(std::iter::once(newest)).collect())
+}
+
 fn test(ws: &Workspace) -> Result<ExitCode> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // The Rust emitter's tests build a generated crate from each of these models.
+    let ir_dir = ws.root.join("target").join("ctkgen").join("ir-for-tests");
+    let _ = std::fs::remove_dir_all(&ir_dir);
+    std::fs::create_dir_all(&ir_dir).with_context(|| format!("cannot create {}", ir_dir.display()))?;
+    for ctk in crate_test_ctks(ws)? {
+        let headers = ctkgen::resolve_headers(ws, &HeaderSource::Ctk(ctk.clone()))?;
+        let api = ctkgen::read_api(ws, &headers, &ReadOptions::default()).with_context(|| format!("reading {ctk}"))?;
+        emit_text(Some(&ir_dir.join(format!("{}.json", ctkgen::source_label(&headers)))), &api.to_json())?;
+    }
+    std::env::set_var("CTKGEN_IR_DIR", &ir_dir);
     let suites = [
         Suite { name: "rust", program: "cargo", args: vec!["test".into(), "--workspace".into()] },
         Suite { name: "python", program: "bash", args: vec!["tests/python/run.sh".into()] },
