@@ -4,6 +4,19 @@
 //! typedef and constant macro, plus the exact layout of every record and where each explicit
 //! alignment came from. Every container is ordered, so serialising an `Api` gives the same bytes
 //! on every run and host. Emitters read this model and nothing else.
+//!
+//! # The JSON form (`cargo xtask ir`)
+//!
+//! One object: `format_version` ([`FORMAT_VERSION`]), `provenance`, then `functions`,
+//! `records`, `enums`, `typedefs` and `constants`, each an array sorted by `name`. Fields follow
+//! the structs below, snake_case. Types are objects tagged by `kind`: `void`, `primitive`
+//! (`name`: `int`, `unsigned_long_long`, ...), `typedef`, `record`, `enum` (each with `name`),
+//! `pointer` (`pointee`, `pointee_const` when true), `array` (`element`, `len`), `function`
+//! (`ret`, `params`, `variadic` when true). Constant values are `{"kind": "int" | "float" |
+//! "str", "value": ...}`; integers are exact (enum values and constants beyond 64 bits fit).
+//! Offsets are in bits, sizes and alignments in bytes. Fields that are `false` by default
+//! (`anonymous`, `packed`, `deprecated`, `system`) are left out when false. Output is pretty-printed
+//! with `\n` line endings and ends with a newline.
 
 pub mod abi;
 pub mod doc;

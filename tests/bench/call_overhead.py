@@ -1,0 +1,158 @@
+"""Call overhead of the generated Python module against cuda.bindings, in one process, with the
+C floor (floor.c) measured in the same run. A binding's overhead is its time per call minus the
+raw C time of the same call; the targets are ratios of overheads.
+
+Usage: python3 call_overhead.py --package-dir DIR --package NAME --cubin empty.cubin --floor ./floor
+Prints a Markdown table and writes the figures as JSON with --json FILE.
+"""
+
+import argparse
+import ctypes
+import importlib
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+
+def per_call_ns(fn, n, reps=7):
+    """Median over `reps` samples of the time per call of `fn` over `n` calls."""
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            fn()
+        samples.append((time.perf_counter_ns() - t0) / n)
+    return statistics.median(samples)
+
+
+def check(result):
+    err = result[0] if isinstance(result, tuple) else result
+    if int(err) != 0:
+        raise RuntimeError(f"driver call failed: {err!r}")
+    return result[1] if isinstance(result, tuple) and len(result) == 2 else result
+
+
+class Binding:
+    """One binding module, set up with a context, a buffer, the empty kernel and two maps."""
+
+    def __init__(self, name, module, cubin, plain_ints):
+        self.name, self.m, self.plain_ints = name, module, plain_ints
+        m = module
+        check(m.cuInit(0))
+        self.dev = check(m.cuDeviceGet(0))
+        self.ctx = check(m.cuDevicePrimaryCtxRetain(self.dev))
+        check(m.cuCtxSetCurrent(self.ctx))
+        self.buf = check(m.cuMemAlloc(1 << 20))
+        self.mod = check(m.cuModuleLoadData(cubin))
+        self.fn = check(m.cuModuleGetFunction(self.mod, b"empty_two_maps"))
+        T = m.CUtensorMapDataType
+        self.args = (T.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, int(self.buf))
+        self.tail = (
+            m.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            m.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+            m.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            m.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+        self.maps = (self.encode()[1], self.encode()[1])
+        self.params = self._kernel_params()
+
+    def encode(self):
+        m = self.m
+        if self.plain_ints:
+            return m.cuTensorMapEncodeTiled(*self.args, [256, 256], [1024], [32, 32], [1, 1], *self.tail)
+        # cuda.bindings wants its wrapper objects; its users build them on every call.
+        u64, u32 = m.cuuint64_t, m.cuuint32_t
+        return m.cuTensorMapEncodeTiled(
+            *self.args, [u64(256), u64(256)], [u64(1024)], [u32(32), u32(32)], [u32(1), u32(1)], *self.tail
+        )
+
+    def _kernel_params(self):
+        """Tensor maps passed as objects, the form cuda.bindings documents."""
+        params = (self.maps, (None, None))
+        try:
+            check(self.launch_with(params))
+            check(self.m.cuCtxSynchronize())
+            self.params_form = "objects"
+            return params
+        except Exception as exc:  # noqa: BLE001 - reported, then the raw form is timed
+            self.params_form = f"raw pointer array ({type(exc).__name__}: {exc})"
+            self._array = (ctypes.c_void_p * 2)(self.maps[0].getPtr(), self.maps[1].getPtr())
+            return ctypes.addressof(self._array)
+
+    def launch_with(self, params):
+        return self.m.cuLaunchKernel(self.fn, 1, 1, 1, 32, 1, 1, 0, 0, params, 0)
+
+    def measure(self):
+        m = self.m
+        out = {}
+        out["encode"] = per_call_ns(self.encode, 20000)
+        out["get_device"] = per_call_ns(m.cuCtxGetDevice, 200000)
+        out["construct"] = per_call_ns(m.CUtensorMap, 200000)
+        params, launch = self.params, self.launch_with
+        samples = []
+        for _ in range(15):
+            check(m.cuCtxSynchronize())
+            samples.append(per_call_ns(lambda: launch(params), 200, reps=1))
+        out["launch"] = statistics.median(samples)
+        check(m.cuCtxSynchronize())
+        host = bytearray(64)
+        out["htod64"] = per_call_ns(lambda: m.cuMemcpyHtoD(self.buf, host, 64), 2000)
+        return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--package-dir", required=True)
+    ap.add_argument("--package", default="ctkgen_cuda")
+    ap.add_argument("--cubin", required=True)
+    ap.add_argument("--floor", required=True)
+    ap.add_argument("--json")
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    sys.path.insert(0, args.package_dir)
+    ours_module = importlib.import_module(f"{args.package}.driver")
+    from cuda.bindings import driver as theirs_module
+    import cuda.bindings
+
+    cubin = open(args.cubin, "rb").read()
+    ours = Binding("ctkgen", ours_module, cubin, plain_ints=True)
+    theirs = Binding(f"cuda.bindings {cuda.bindings.__version__}", theirs_module, cubin, plain_ints=False)
+
+    # Rounds alternate between the two bindings and the C floor; medians across rounds.
+    rounds = {"ours": [], "theirs": [], "floor": []}
+    for _ in range(args.rounds):
+        rounds["ours"].append(ours.measure())
+        rounds["theirs"].append(theirs.measure())
+        floor = subprocess.run([args.floor, args.cubin], capture_output=True, text=True, check=True)
+        rounds["floor"].append(json.loads(floor.stdout))
+    med = {k: {c: statistics.median(r[c] for r in v) for c in v[0]} for k, v in rounds.items()}
+
+    def overhead_ratio(call):
+        c = med["floor"][call]
+        return (med["ours"][call] - c) / (med["theirs"][call] - c)
+
+    targets = {"encode": 0.25, "get_device": 0.5, "launch": 0.5}
+    rows = []
+    for call, label in [("encode", "cuTensorMapEncodeTiled (lists)"), ("get_device", "cuCtxGetDevice"), ("launch", "cuLaunchKernel, 2 maps"), ("htod64", "cuMemcpyHtoD 64 B (reported only)")]:
+        ratio = overhead_ratio(call)
+        target = targets.get(call)
+        verdict = "" if target is None else ("met" if ratio <= target else "NOT met")
+        rows.append((label, med["ours"][call], med["theirs"][call], med["floor"][call], ratio, target, verdict))
+    construct_ratio = med["ours"]["construct"] / med["theirs"]["construct"]
+
+    print(f"| call | ctkgen ns | {theirs.name} ns | C ns | overhead ratio | target | |")
+    print("|---|---|---|---|---|---|---|")
+    for label, o, t, c, r, target, verdict in rows:
+        print(f"| {label} | {o:.0f} | {t:.0f} | {c:.0f} | {r:.2f}x | {'' if target is None else f'<= {target}x'} | {verdict} |")
+    verdict = "met" if construct_ratio <= 1.0 else "NOT met"
+    print(f"| CUtensorMap() construction | {med['ours']['construct']:.0f} | {med['theirs']['construct']:.0f} | - | {construct_ratio:.2f}x (time) | <= 1.0x | {verdict} |")
+    print(f"\nkernelParams form: ctkgen {ours.params_form}; {theirs.name} {theirs.params_form}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"medians": med, "rounds": rounds, "ours_params": ours.params_form, "theirs_params": theirs.params_form}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
