@@ -1,0 +1,649 @@
+"""Tensor-map tests of the generated Python bindings on a Hopper GPU.
+
+Every driver call goes through the generated package (`ctkgen_cuda.driver`, or the module named
+by --module), written to be call-compatible with `cuda.bindings.driver`. Each test runs in its
+own process (run_suite.py starts them), so a test that must run before cuInit gets a fresh
+process and a crash is reported against one test only.
+
+    python3 tma_suite.py --list
+    python3 tma_suite.py --test NAME --cubin tma_kernels.cubin --map-align 128
+    python3 tma_suite.py --probe
+
+The last line a test prints is `RESULT {json}`.
+"""
+import argparse
+import ctypes
+import importlib
+import json
+import sys
+import traceback
+
+import numpy as np
+
+# Tile shapes compiled into tests/gpu/kernels/tma_kernels.cu.
+F32_TILE = (32, 16)  # (width, height) in elements
+BF16_TILE = (64, 32)
+IM2COL_PIXELS = 36
+IM2COL_CHANNELS = 8
+THREADS = 128
+# Written into outputs before each launch: a NaN payload no computation here produces.
+POISON_F32_BITS = 0x7FBADBAD
+POISON_BF16_BITS = 0x7FBD
+
+driver = None  # the generated module, bound in main()
+ARGS = None
+
+
+class TestFailure(Exception):
+    pass
+
+
+def code_name(code):
+    return getattr(code, "name", None) or str(int(code))
+
+
+def ok(result, what):
+    """Unpacks a `(CUresult, *outputs)` tuple, failing the test on anything but success."""
+    if not isinstance(result, tuple) or not result:
+        raise TestFailure(f"{what}: expected a (CUresult, ...) tuple, got {result!r}")
+    code = result[0]
+    if code != driver.CUresult.CUDA_SUCCESS:
+        raise TestFailure(f"{what} returned {code_name(code)}")
+    outputs = result[1:]
+    if not outputs:
+        return None
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def expect(condition, message):
+    if not condition:
+        raise TestFailure(message)
+
+
+def rng():
+    # Fresh inputs every run: seeded from the OS, the seed reported with the result.
+    seed = int.from_bytes(np.random.SeedSequence().entropy.to_bytes(16, "little")[:8], "little")
+    return np.random.default_rng(seed), seed
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver plumbing, all through the generated bindings
+
+
+class Gpu:
+    def __init__(self):
+        ok(driver.cuInit(0), "cuInit")
+        self.device = ok(driver.cuDeviceGet(0), "cuDeviceGet")
+        major = ok(driver.cuDeviceGetAttribute(
+            driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.device),
+            "cuDeviceGetAttribute(major)")
+        expect(major >= 9, f"compute capability {major}.x has no TMA")
+        self.context = ok(driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
+        ok(driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        with open(ARGS.cubin, "rb") as f:
+            self.image = f.read()
+        self.module = ok(driver.cuModuleLoadData(self.image), "cuModuleLoadData")
+        self.allocations = []
+
+    def function(self, name):
+        return ok(driver.cuModuleGetFunction(self.module, name.encode()), f"cuModuleGetFunction({name})")
+
+    def alloc(self, nbytes):
+        pointer = ok(driver.cuMemAlloc(nbytes), f"cuMemAlloc({nbytes})")
+        self.allocations.append(pointer)
+        return pointer
+
+    def upload(self, array):
+        array = np.ascontiguousarray(array)
+        pointer = self.alloc(array.nbytes)
+        ok(driver.cuMemcpyHtoD(pointer, array, array.nbytes), "cuMemcpyHtoD")
+        return pointer
+
+    def write(self, pointer, array):
+        array = np.ascontiguousarray(array)
+        ok(driver.cuMemcpyHtoD(pointer, array, array.nbytes), "cuMemcpyHtoD")
+
+    def download(self, pointer, shape, dtype):
+        array = np.empty(shape, dtype=dtype)
+        ok(driver.cuMemcpyDtoH(array, pointer, array.nbytes), "cuMemcpyDtoH")
+        return array
+
+    def launch(self, function, grid, shared_bytes, params):
+        ok(driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], THREADS, 1, 1, shared_bytes, None,
+                                 params, None), "cuLaunchKernel")
+        ok(driver.cuCtxSynchronize(), "cuCtxSynchronize after the launch")
+
+    def close(self):
+        for pointer in self.allocations:
+            driver.cuMemFree(pointer)
+        driver.cuModuleUnload(self.module)
+
+
+def enum(name, member):
+    return getattr(getattr(driver, name), member)
+
+
+def encode_tiled(dtype, address, dims, strides, box, element_strides=None, interleave="NONE",
+                 swizzle="NONE", fill="NONE", rank=None):
+    """cuTensorMapEncodeTiled with plain int lists, as cuda.bindings callers write them."""
+    return driver.cuTensorMapEncodeTiled(
+        enum("CUtensorMapDataType", f"CU_TENSOR_MAP_DATA_TYPE_{dtype}"),
+        len(dims) if rank is None else rank,
+        address,
+        list(dims),
+        list(strides),
+        list(box),
+        list(element_strides or [1] * len(dims)),
+        enum("CUtensorMapInterleave", f"CU_TENSOR_MAP_INTERLEAVE_{interleave}"),
+        enum("CUtensorMapSwizzle", f"CU_TENSOR_MAP_SWIZZLE_{swizzle}"),
+        enum("CUtensorMapL2promotion", "CU_TENSOR_MAP_L2_PROMOTION_NONE"),
+        enum("CUtensorMapFloatOOBfill", f"CU_TENSOR_MAP_FLOAT_OOB_FILL_{fill}"),
+    )
+
+
+def map_alignment():
+    # What the generator derived from the IR for this header (64 for 12.x, 128 for 13.x).
+    return int(driver.CUtensorMap._ctkgen_align)
+
+
+def check_map_storage(tensor_map):
+    align = map_alignment()
+    expect(tensor_map.getPtr() % align == 0,
+           f"CUtensorMap storage at {tensor_map.getPtr():#x} is not {align}-byte aligned")
+
+
+def tiles(shape, tile):
+    width, height = tile
+    return ((shape[1] + width - 1) // width, (shape[0] + height - 1) // height)
+
+
+def compare(label, got, want):
+    """Every element, bit for bit (NaN payloads included): returns a mismatch description or None."""
+    got_bits = got.view(np.uint32 if got.dtype.itemsize == 4 else np.uint16)
+    want_bits = want.view(got_bits.dtype)
+    bad = np.argwhere(got_bits != want_bits)
+    if len(bad) == 0:
+        return None
+    first = tuple(int(i) for i in bad[0])
+    return (f"{label}: {len(bad)} of {got.size} elements differ, first at {first}: "
+            f"got {got_bits[first]:#x}, want {want_bits[first]:#x}")
+
+
+# ---------------------------------------------------------------------------------------------
+# f32 round trip, shared by the round-trip, replace-address and negative-control tests
+
+
+def f32_reference(source):
+    return source * np.float32(2) + np.float32(1)
+
+
+def f32_loaded_reference(source, grid, fill_bits):
+    """What TMA must deliver per tile: the source where in bounds, the fill value elsewhere."""
+    width, height = F32_TILE
+    padded = np.full((grid[1] * height, grid[0] * width), fill_bits, dtype=np.uint32).view(np.float32)
+    padded[:source.shape[0], :source.shape[1]] = source
+    return padded.reshape(grid[1], height, grid[0], width).transpose(0, 2, 1, 3).copy()
+
+
+class F32RoundTrip:
+    """Buffers and maps for affine_f32 on one HxW tensor whose edge tiles run past its bounds."""
+
+    def __init__(self, gpu, shape=(70, 100), fill="NONE", box=F32_TILE):
+        self.gpu = gpu
+        self.shape = shape
+        self.fill = fill
+        self.generator, self.seed = rng()
+        self.function = gpu.function("affine_f32")
+        self.grid = tiles(shape, F32_TILE)
+        self.source = self.random_input()
+        self.input = gpu.upload(self.source)
+        self.output = gpu.alloc(self.source.nbytes)
+        self.loaded = gpu.alloc(self.grid[0] * self.grid[1] * F32_TILE[0] * F32_TILE[1] * 4)
+        self.in_map = ok(self.encode(self.input, box), "cuTensorMapEncodeTiled(input)")
+        self.out_map = ok(self.encode(self.output, F32_TILE), "cuTensorMapEncodeTiled(output)")
+        check_map_storage(self.in_map)
+        check_map_storage(self.out_map)
+
+    def random_input(self):
+        return self.generator.uniform(-1000, 1000, self.shape).astype(np.float32)
+
+    def encode(self, pointer, box):
+        return encode_tiled("FLOAT32", int(pointer), [self.shape[1], self.shape[0]], [self.shape[1] * 4],
+                            list(box), fill=self.fill)
+
+    def poison(self, pointer, count):
+        self.gpu.write(pointer, np.full(count, POISON_F32_BITS, dtype=np.uint32))
+
+    def run(self, source, output):
+        """Launches once and returns the mismatches against the host reference (empty: correct)."""
+        loaded_count = self.grid[0] * self.grid[1] * F32_TILE[0] * F32_TILE[1]
+        self.poison(output, source.size)
+        self.poison(self.loaded, loaded_count)
+        self.gpu.launch(self.function, (self.grid[0], self.grid[1], 1), 0,
+                        [self.in_map.getPtr(), self.out_map.getPtr(), self.loaded.getPtr()])
+        got = self.gpu.download(output, source.shape, np.float32)
+        loaded = self.gpu.download(self.loaded, (self.grid[1], self.grid[0], F32_TILE[1], F32_TILE[0]),
+                                   np.float32)
+        fill_bits = 0 if self.fill == "NONE" else None
+        problems = [compare("output", got, f32_reference(source))]
+        if fill_bits is None:
+            # NaN fill: every out-of-bounds element must be NaN, every in-bounds one the source.
+            reference = f32_loaded_reference(source, self.grid, 0)
+            inside = f32_loaded_reference(np.ones_like(source), self.grid, 0) == 1
+            if not np.all(np.isnan(loaded[~inside])):
+                problems.append(f"loaded tiles: {int(np.sum(~np.isnan(loaded[~inside])))} out-of-bounds "
+                                f"elements are not NaN")
+            problems.append(compare("loaded tiles (in bounds)", loaded[inside], reference[inside]))
+        else:
+            problems.append(compare("loaded tiles", loaded, f32_loaded_reference(source, self.grid, fill_bits)))
+        return [p for p in problems if p]
+
+
+# ---------------------------------------------------------------------------------------------
+# Tests
+
+
+def test_roundtrip_f32_zero_fill():
+    """2-D f32, edge tiles past the bounds, zero fill; out = in*2+1 via TMA load and store."""
+    gpu = Gpu()
+    case = F32RoundTrip(gpu, fill="NONE")
+    problems = case.run(case.source, case.output)
+    expect(not problems, "; ".join(problems))
+    return f"{case.shape[0]}x{case.shape[1]} f32, grid {case.grid}, seed {case.seed}"
+
+
+def test_roundtrip_f32_nan_fill():
+    """As above with NaN out-of-bounds fill: the tiles TMA delivers hold NaN past the edges."""
+    gpu = Gpu()
+    case = F32RoundTrip(gpu, shape=(45, 76), fill="NAN_REQUEST_ZERO_FMA")  # rows of 304 bytes: a multiple of 16
+    problems = case.run(case.source, case.output)
+    expect(not problems, "; ".join(problems))
+    return f"{case.shape[0]}x{case.shape[1]} f32, grid {case.grid}, seed {case.seed}"
+
+
+def test_replace_address():
+    """cuTensorMapReplaceAddress retargets both maps to new buffers; the old output stays as it was."""
+    gpu = Gpu()
+    case = F32RoundTrip(gpu)
+    problems = case.run(case.source, case.output)
+    expect(not problems, "first launch: " + "; ".join(problems))
+    first_output = gpu.download(case.output, case.shape, np.float32)
+
+    second_source = case.random_input()
+    second_input = gpu.upload(second_source)
+    second_output = gpu.alloc(second_source.nbytes)
+    ok(driver.cuTensorMapReplaceAddress(case.in_map, int(second_input)), "cuTensorMapReplaceAddress(input)")
+    ok(driver.cuTensorMapReplaceAddress(case.out_map, int(second_output)), "cuTensorMapReplaceAddress(output)")
+    problems = case.run(second_source, second_output)
+    expect(not problems, "after replace: " + "; ".join(problems))
+    untouched = compare("first output after the relaunch", gpu.download(case.output, case.shape, np.float32),
+                        first_output)
+    expect(untouched is None, untouched)
+    return f"seed {case.seed}"
+
+
+def bf16_from_f32(values):
+    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_affine(bits):
+    widened = (bits.astype(np.uint32) << 16).view(np.float32)
+    return bf16_from_f32(widened * np.float32(2) + np.float32(1))
+
+
+def swizzle_128b(tile_bytes):
+    """The 128-byte swizzle: 16-byte chunk j of row r lands at chunk j ^ (r % 8)."""
+    rows = tile_bytes.reshape(tile_bytes.shape[0], 8, 16)
+    out = np.empty_like(rows)
+    for r in range(rows.shape[0]):
+        for j in range(8):
+            out[r, j ^ (r % 8)] = rows[r, j]
+    return out.reshape(tile_bytes.shape)
+
+
+def test_bf16_swizzle_128b():
+    """bf16 with 128-byte swizzle (tile 1024-aligned in shared memory): output and the swizzled layout."""
+    gpu = Gpu()
+    generator, seed = rng()
+    height, width = 100, 200
+    source = bf16_from_f32(generator.uniform(-50, 50, (height, width)))
+    grid = tiles((height, width), BF16_TILE)
+    input_pointer = gpu.upload(source)
+    output = gpu.alloc(source.nbytes)
+    tile_elements = BF16_TILE[0] * BF16_TILE[1]
+    raw = gpu.alloc(grid[0] * grid[1] * tile_elements * 2)
+    maps = [ok(encode_tiled("BFLOAT16", int(p), [width, height], [width * 2], list(BF16_TILE), swizzle="128B"),
+               "cuTensorMapEncodeTiled(bf16, 128B swizzle)") for p in (input_pointer, output)]
+    for m in maps:
+        check_map_storage(m)
+    gpu.write(output, np.full(source.size, POISON_BF16_BITS, dtype=np.uint16))
+    gpu.write(raw, np.full(grid[0] * grid[1] * tile_elements, POISON_BF16_BITS, dtype=np.uint16))
+    gpu.launch(gpu.function("affine_bf16_swizzle128"), (grid[0], grid[1], 1), tile_elements * 2 + 1024,
+               [maps[0].getPtr(), maps[1].getPtr(), raw.getPtr()])
+    problems = [compare("output", gpu.download(output, source.shape, np.uint16), bf16_affine(source))]
+
+    padded = np.zeros((grid[1] * BF16_TILE[1], grid[0] * BF16_TILE[0]), dtype=np.uint16)
+    padded[:height, :width] = source
+    logical = padded.reshape(grid[1], BF16_TILE[1], grid[0], BF16_TILE[0]).transpose(0, 2, 1, 3)
+    got_raw = gpu.download(raw, (grid[1], grid[0], BF16_TILE[1], BF16_TILE[0]), np.uint16)
+    for ty in range(grid[1]):
+        for tx in range(grid[0]):
+            want = swizzle_128b(np.ascontiguousarray(logical[ty, tx]).view(np.uint8)).view(np.uint16)
+            problem = compare(f"swizzled tile ({tx},{ty})", got_raw[ty, tx], want)
+            if problem:
+                problems.append(problem)
+                break
+    problems = [p for p in problems if p]
+    expect(not problems, "; ".join(problems))
+    return f"{height}x{width} bf16, grid {grid}, seed {seed}"
+
+
+def test_im2col_nhwc():
+    """cuTensorMapEncodeIm2col on a 2x6x6x16 NHWC f32 tensor: 3x3 taps with padding 1, zero fill."""
+    gpu = Gpu()
+    generator, seed = rng()
+    n, h, w, c = 2, 6, 6, 16
+    filter_h = filter_w = 3
+    source = generator.uniform(-10, 10, (n, h, w, c)).astype(np.float32)
+    pointer = gpu.upload(source)
+    tensor_map = ok(driver.cuTensorMapEncodeIm2col(
+        enum("CUtensorMapDataType", "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"), 4, int(pointer),
+        [c, w, h, n], [c * 4, w * c * 4, h * w * c * 4],
+        [-1, -1],  # bounding box of the filter's corner: one pixel of padding before ...
+        [-1, -1],  # ... and it ends one pixel before the far edge (padding 1 - (3 - 1))
+        IM2COL_CHANNELS, IM2COL_PIXELS, [1, 1, 1, 1],
+        enum("CUtensorMapInterleave", "CU_TENSOR_MAP_INTERLEAVE_NONE"),
+        enum("CUtensorMapSwizzle", "CU_TENSOR_MAP_SWIZZLE_NONE"),
+        enum("CUtensorMapL2promotion", "CU_TENSOR_MAP_L2_PROMOTION_NONE"),
+        enum("CUtensorMapFloatOOBfill", "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE")), "cuTensorMapEncodeIm2col")
+    check_map_storage(tensor_map)
+    taps = filter_h * filter_w
+    halves = c // IM2COL_CHANNELS
+    shape = (n, taps, halves, IM2COL_PIXELS, IM2COL_CHANNELS)
+    columns = gpu.alloc(int(np.prod(shape)) * 4)
+    gpu.write(columns, np.full(int(np.prod(shape)), POISON_F32_BITS, dtype=np.uint32))
+    filter_width = np.array([filter_w], dtype=np.int32)
+    gpu.launch(gpu.function("im2col_f32"), (n, taps, halves), 0,
+               [tensor_map.getPtr(), columns.getPtr(), filter_width.ctypes.data])
+
+    padded = np.zeros((n, h + 2, w + 2, c), dtype=np.float32)
+    padded[:, 1:h + 1, 1:w + 1, :] = source
+    want = np.empty(shape, dtype=np.float32)
+    for tap in range(taps):
+        r, s = divmod(tap, filter_w)
+        window = padded[:, r:r + h, s:s + w, :].reshape(n, h * w, halves, IM2COL_CHANNELS)
+        want[:, tap] = window.transpose(0, 2, 1, 3)
+    problem = compare("im2col columns", gpu.download(columns, shape, np.float32), want)
+    expect(problem is None, problem)
+    return f"N={n} H={h} W={w} C={c}, 3x3 taps, seed {seed}"
+
+
+def test_packed_parameter_buffer():
+    """CU_LAUNCH_PARAM_BUFFER_POINTER: the map placed where cuFuncGetParamInfo says, launch checked."""
+    gpu = Gpu()
+    function = gpu.function("packed_params")
+    align = map_alignment()
+    expect(align == ARGS.map_align,
+           f"the package says alignof(CUtensorMap) = {align}, this header set needs {ARGS.map_align}")
+    layout = [tuple(int(v) for v in ok(driver.cuFuncGetParamInfo(function, i), f"cuFuncGetParamInfo({i})"))
+              for i in range(3)]
+    map_offset = layout[1][0]
+    # ptxas aligns the map's address in the parameter bank, which starts 16 bytes past a 64-byte
+    # boundary on sm_90, so the buffer offset is not alignof itself: take what the driver reports.
+    expect(layout[0] == (0, 4) and layout[1][1] == 128 and layout[2] == (map_offset + 128, 8)
+           and map_offset >= 4 and map_offset % 16 == 0,
+           f"parameter (offset, size) {layout} is not (int, CUtensorMap, pointer) with a 16-aligned map")
+    generator, seed = rng()
+    height, width = 12, 40  # the 16x32 tile at the origin runs past both edges: zero fill
+    source = generator.uniform(-100, 100, (height, width)).astype(np.float32)
+    pointer = gpu.upload(source)
+    tensor_map = ok(encode_tiled("FLOAT32", int(pointer), [width, height], [width * 4], list(F32_TILE)),
+                    "cuTensorMapEncodeTiled")
+    out = gpu.alloc(F32_TILE[0] * F32_TILE[1] * 4)
+    gpu.write(out, np.full(F32_TILE[0] * F32_TILE[1], POISON_F32_BITS, dtype=np.uint32))
+    tag = int(generator.integers(1, 1000))
+
+    size = map_offset + 128 + 8
+    buffer = np.zeros(size + align, dtype=np.uint8)
+    start = (-buffer.ctypes.data) % align  # the buffer itself at the map's alignment
+    packed = buffer[start:start + size]
+    packed[0:4] = np.array([tag], dtype=np.int32).view(np.uint8)
+    packed[map_offset:map_offset + 128] = np.frombuffer(ctypes.string_at(tensor_map.getPtr(), 128), dtype=np.uint8)
+    packed[map_offset + 128:map_offset + 136] = np.array([int(out)], dtype=np.uint64).view(np.uint8)
+    size_value = np.array([size], dtype=np.uint64)
+    extra = np.array([int(driver.CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT), packed.ctypes.data,
+                      int(driver.CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT), size_value.ctypes.data,
+                      int(driver.CU_LAUNCH_PARAM_END_AS_INT)], dtype=np.uint64)
+    ok(driver.cuLaunchKernel(function, 1, 1, 1, THREADS, 1, 1, 0, None, None, extra.ctypes.data),
+       "cuLaunchKernel(extra=packed buffer)")
+    ok(driver.cuCtxSynchronize(), "cuCtxSynchronize")
+    tile = np.zeros((F32_TILE[1], F32_TILE[0]), dtype=np.float32)
+    tile[:height, :min(width, F32_TILE[0])] = source[:, :F32_TILE[0]]
+    problem = compare("packed launch output", gpu.download(out, tile.shape, np.float32), tile + np.float32(tag))
+    expect(problem is None, problem)
+    return ("pass", f"alignof {align}, cuFuncGetParamInfo layout {layout}, packed launch correct, seed {seed}",
+            {"packed_map_offset": f"map parameter at offset {map_offset} (alignof(CUtensorMap) = {align})"})
+
+
+def test_not_initialized_before_cuinit():
+    """In a fresh process, a call before cuInit returns CUDA_ERROR_NOT_INITIALIZED."""
+    code = driver.cuDeviceGet(0)[0]
+    expect(code == driver.CUresult.CUDA_ERROR_NOT_INITIALIZED,
+           f"cuDeviceGet before cuInit returned {code_name(code)}")
+    return f"cuDeviceGet -> {code_name(code)}"
+
+
+def test_im2col_wide_rejected_on_sm90():
+    """cuTensorMapEncodeIm2colWide is for compute capability 10.0+: on Hopper it must fail."""
+    if not hasattr(driver, "cuTensorMapEncodeIm2colWide"):
+        return "skip", "not in this CTK's cuda.h (added in 12.8)"
+    gpu = Gpu()
+    n, h, w, c = 1, 8, 64, 64
+    pointer = gpu.alloc(n * h * w * c * 2)
+    result = driver.cuTensorMapEncodeIm2colWide(
+        enum("CUtensorMapDataType", "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"), 4, int(pointer),
+        [c, w, h, n], [c * 2, w * c * 2, h * w * c * 2], -1, -1, 64, 64, [1, 1, 1, 1],
+        enum("CUtensorMapInterleave", "CU_TENSOR_MAP_INTERLEAVE_NONE"),
+        enum("CUtensorMapIm2ColWideMode", "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W"),
+        enum("CUtensorMapSwizzle", "CU_TENSOR_MAP_SWIZZLE_128B"),
+        enum("CUtensorMapL2promotion", "CU_TENSOR_MAP_L2_PROMOTION_NONE"),
+        enum("CUtensorMapFloatOOBfill", "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"))
+    code = result[0]
+    # The driver's answer to a valid call is recorded, not judged (tensor-maps.md expected a
+    # failure; driver 580 encodes it). What is checked: an out-of-range mode, passed in the mode
+    # slot, is refused without a crash.
+    bad_mode = driver.cuTensorMapEncodeIm2colWide(
+        enum("CUtensorMapDataType", "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"), 4, int(pointer),
+        [c, w, h, n], [c * 2, w * c * 2, h * w * c * 2], -1, -1, 64, 64, [1, 1, 1, 1],
+        enum("CUtensorMapInterleave", "CU_TENSOR_MAP_INTERLEAVE_NONE"), 99,
+        enum("CUtensorMapSwizzle", "CU_TENSOR_MAP_SWIZZLE_128B"),
+        enum("CUtensorMapL2promotion", "CU_TENSOR_MAP_L2_PROMOTION_NONE"),
+        enum("CUtensorMapFloatOOBfill", "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"))[0]
+    expect(bad_mode == driver.CUresult.CUDA_ERROR_INVALID_VALUE,
+           f"valid call returned {code_name(code)}; mode 99 returned {code_name(bad_mode)}, expected INVALID_VALUE")
+    recorded = f"{code_name(code)} ({int(code)})"
+    return "pass", f"valid call on 9.0 returned {recorded}; mode 99 returned {code_name(bad_mode)}", \
+        {"im2col_wide_code": recorded}
+
+
+def test_negative_control_swapped_box():
+    """A wrong descriptor (input box 16x32 instead of 32x16, same bytes) must make the round trip fail."""
+    gpu = Gpu()
+    case = F32RoundTrip(gpu, box=(F32_TILE[1], F32_TILE[0]))
+    problems = case.run(case.source, case.output)
+    expect(problems, "the round-trip check passed with a wrong box size: it cannot catch a broken descriptor")
+    return f"detected: {problems[0]}"
+
+
+def test_global_address_takes_cudeviceptr():
+    """As with cuda.bindings, a CUdeviceptr object as globalAddress means the device address it holds."""
+    gpu = Gpu()
+    pointer = gpu.alloc(70 * 100 * 4)
+    by_int = ok(encode_tiled("FLOAT32", int(pointer), [100, 70], [400], list(F32_TILE)), "encode with int")
+    result = encode_tiled("FLOAT32", pointer, [100, 70], [400], list(F32_TILE))
+    expect(result[0] == driver.CUresult.CUDA_SUCCESS,
+           f"encode with the CUdeviceptr object returned {code_name(result[0])}")
+    expect(result[1].opaque == by_int.opaque,
+           "the descriptor encoded from the CUdeviceptr object differs from the one encoded from int(pointer): "
+           "the binding passed another address than the device pointer's value")
+    return "descriptors identical"
+
+
+# --- Parameter rules: each violated alone must give CUDA_ERROR_INVALID_VALUE, never a crash ----
+
+def f32_baseline(address):
+    return dict(dtype="FLOAT32", address=address, dims=[100, 70], strides=[400], box=[32, 16],
+                element_strides=[1, 1])
+
+
+def interleave16_baseline(address):
+    # NC/8HWC8 with f16 channels: 8 channels x 2 bytes = 16 bytes per pixel.
+    return dict(dtype="FLOAT16", address=address, dims=[8, 40, 30], strides=[16, 640], box=[8, 16, 8],
+                element_strides=[1, 1, 1], interleave="16B")
+
+
+def interleave32_baseline(address):
+    # NC/16HWC16 with f16 channels, 32 bytes per pixel; 32-byte interleave requires 32-byte swizzle.
+    return dict(dtype="FLOAT16", address=address, dims=[16, 40, 30], strides=[32, 1280], box=[16, 16, 8],
+                element_strides=[1, 1, 1], interleave="32B", swizzle="32B")
+
+
+def violate(baseline, **changes):
+    params = dict(baseline)
+    params.update(changes)
+    return params
+
+
+RULES = {
+    "rank_zero": (f32_baseline, lambda b: violate(b, rank=0)),
+    "rank_six": (f32_baseline, lambda b: violate(b, dims=[100, 70, 1, 1, 1, 1], strides=[400, 28000, 28000, 28000, 28000],
+                                                 box=[32, 16, 1, 1, 1, 1], element_strides=[1] * 6)),
+    "interleave_rank_two": (interleave16_baseline,
+                            lambda b: violate(b, dims=[8, 40], strides=[16], box=[8, 16], element_strides=[1, 1])),
+    "address_not_16_aligned": (f32_baseline, lambda b: violate(b, address=b["address"] + 8)),
+    "address_not_32_aligned_interleave32": (interleave32_baseline, lambda b: violate(b, address=b["address"] + 16)),
+    "global_dim_zero": (f32_baseline, lambda b: violate(b, dims=[100, 0])),
+    "global_dim_over_2_32": (f32_baseline, lambda b: violate(b, dims=[100, 2**32 + 1])),
+    "stride_not_multiple_of_16": (f32_baseline, lambda b: violate(b, strides=[408])),
+    "stride_2_40": (f32_baseline, lambda b: violate(b, strides=[2**40])),
+    "box_dim_zero": (f32_baseline, lambda b: violate(b, box=[32, 0])),
+    "box_dim_257": (f32_baseline, lambda b: violate(b, box=[32, 257])),
+    "box_inner_bytes_not_16": (f32_baseline, lambda b: violate(b, box=[3, 16])),
+    "element_stride_zero": (f32_baseline, lambda b: violate(b, element_strides=[1, 0])),
+    "element_stride_nine": (f32_baseline, lambda b: violate(b, element_strides=[1, 9])),
+    "inner_box_over_swizzle_span": (f32_baseline, lambda b: violate(b, swizzle="32B")),
+    "interleave32_without_swizzle32": (interleave32_baseline, lambda b: violate(b, swizzle="NONE")),
+    "nan_fill_integer_type": (lambda a: violate(f32_baseline(a), dtype="INT32"),
+                              lambda b: violate(b, fill="NAN_REQUEST_ZERO_FMA")),
+}
+
+
+def make_rule_test(name, baseline_of, violation_of):
+    def rule_test():
+        gpu = Gpu()
+        pointer = gpu.alloc(1 << 20)  # 256-byte aligned and large enough for every baseline
+        baseline = baseline_of(int(pointer))
+        result = encode_tiled(**baseline)
+        expect(result[0] == driver.CUresult.CUDA_SUCCESS,
+               f"baseline (no rule broken) returned {code_name(result[0])}")
+        code = encode_tiled(**violation_of(baseline))[0]
+        expect(code == driver.CUresult.CUDA_ERROR_INVALID_VALUE,
+               f"returned {code_name(code)}, expected CUDA_ERROR_INVALID_VALUE")
+        return f"baseline SUCCESS, violation {code_name(code)}"
+
+    rule_test.__doc__ = f"Parameter rule violated alone: {name.replace('_', ' ')}."
+    return rule_test
+
+
+def test_rule_replace_address_misaligned():
+    """cuTensorMapReplaceAddress with a misaligned address: INVALID_VALUE (a 16-aligned one: SUCCESS)."""
+    gpu = Gpu()
+    pointer = int(gpu.alloc(1 << 20))
+    tensor_map = ok(encode_tiled(**f32_baseline(pointer)), "cuTensorMapEncodeTiled")
+    ok(driver.cuTensorMapReplaceAddress(tensor_map, pointer + 16), "cuTensorMapReplaceAddress(+16)")
+    code = driver.cuTensorMapReplaceAddress(tensor_map, pointer + 8)[0]
+    expect(code == driver.CUresult.CUDA_ERROR_INVALID_VALUE,
+           f"returned {code_name(code)}, expected CUDA_ERROR_INVALID_VALUE")
+    return f"+16 SUCCESS, +8 {code_name(code)}"
+
+
+TESTS = {
+    "roundtrip_f32_zero_fill": test_roundtrip_f32_zero_fill,
+    "roundtrip_f32_nan_fill": test_roundtrip_f32_nan_fill,
+    "bf16_swizzle_128b": test_bf16_swizzle_128b,
+    "replace_address": test_replace_address,
+    "im2col_nhwc": test_im2col_nhwc,
+    "packed_parameter_buffer": test_packed_parameter_buffer,
+    "not_initialized_before_cuinit": test_not_initialized_before_cuinit,
+    "im2col_wide_rejected_on_sm90": test_im2col_wide_rejected_on_sm90,
+    "negative_control_swapped_box": test_negative_control_swapped_box,
+    "global_address_takes_cudeviceptr": test_global_address_takes_cudeviceptr,
+}
+TESTS.update({f"rule_{name}": make_rule_test(name, *pair) for name, pair in RULES.items()})
+TESTS["rule_replace_address_misaligned"] = test_rule_replace_address_misaligned
+
+
+def run_test(name):
+    record = {"name": name, "doc": (TESTS[name].__doc__ or "").strip().splitlines()[0]}
+    try:
+        returned = TESTS[name]()
+        if isinstance(returned, tuple):
+            record["outcome"], record["detail"] = returned[0], returned[1]
+            if len(returned) > 2:
+                record["facts"] = returned[2]
+        else:
+            record["outcome"], record["detail"] = "pass", returned or ""
+    except TestFailure as failure:
+        record["outcome"], record["detail"] = "fail", str(failure)
+    except Exception:  # a binding that raises instead of returning a code is a failure too
+        record["outcome"], record["detail"] = "fail", traceback.format_exc(limit=4).strip().splitlines()[-1]
+        traceback.print_exc()
+    return record
+
+
+def probe():
+    """Driver version and device, read through the bindings."""
+    facts = {"module": ARGS.module, "ctk": getattr(driver, "CTK_VERSION", "?")}
+    ok(driver.cuInit(0), "cuInit")
+    facts["driver_version"] = ok(driver.cuDriverGetVersion(), "cuDriverGetVersion")
+    device = ok(driver.cuDeviceGet(0), "cuDeviceGet")
+    name = ok(driver.cuDeviceGetName(100, device), "cuDeviceGetName")
+    facts["device"] = name.decode() if isinstance(name, bytes) else str(name)
+    cc = [ok(driver.cuDeviceGetAttribute(enum("CUdevice_attribute", f"CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_{p}"),
+                                         device), p) for p in ("MAJOR", "MINOR")]
+    facts["compute_capability"] = f"{cc[0]}.{cc[1]}"
+    facts["map_align"] = map_alignment()
+    return facts
+
+
+def main():
+    global driver, ARGS
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--module", default="ctkgen_cuda.driver")
+    parser.add_argument("--cubin")
+    parser.add_argument("--map-align", type=int, help="alignof(CUtensorMap) in the headers the cubin was built with")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--probe", action="store_true")
+    parser.add_argument("--test")
+    ARGS = parser.parse_args()
+    if ARGS.list:
+        print("\n".join(TESTS))
+        return 0
+    driver = importlib.import_module(ARGS.module)
+    if ARGS.probe:
+        try:
+            print("RESULT " + json.dumps(probe()))
+        except Exception as failure:  # reported in RESULTS.md rather than lost in a traceback
+            print("RESULT " + json.dumps({"error": f"{type(failure).__name__}: {failure}"}))
+            return 1
+        return 0
+    if ARGS.test not in TESTS:
+        parser.error(f"unknown test {ARGS.test!r}; --list shows them")
+    record = run_test(ARGS.test)
+    print("RESULT " + json.dumps(record), flush=True)
+    return 0 if record["outcome"] in ("pass", "skip") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
