@@ -36,6 +36,13 @@ enum Command {
     Diff(DiffArgs),
     /// Time the generator stage by stage and against bindgen on the same header; print ratios.
     Bench(BenchArgs),
+    /// The GPU suite: tensor maps encoded through the generated bindings and used by TMA kernels.
+    /// Without a Hopper GPU, driver, nvcc or Cython it says what it skipped and exits 0.
+    GpuTest {
+        /// Only build the bundle (target/gpu-bundle) to run on a GPU host.
+        #[arg(long)]
+        prepare_only: bool,
+    },
     /// Run every test suite: the workspace's cargo tests, the Python suite, the GPU suite.
     Test,
 }
@@ -249,6 +256,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Headers(command) => headers(&ws, command),
         Command::Test => test(&ws),
+        Command::GpuTest { prepare_only } => gpu_test(&ws, prepare_only),
         Command::Bench(args) => bench(&ws, args),
         Command::Diff(args) => {
             let read = |ctk: &str| -> Result<ctkgen_ir::Api> {
@@ -619,6 +627,52 @@ fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What the GPU suite needs and this machine lacks, each as a reason to print.
+fn missing_gpu_prerequisites() -> Vec<String> {
+    let succeeds = |program: &str, args: &[&str]| {
+        std::process::Command::new(program).args(args).output().map(|o| o.status.success()).unwrap_or(false)
+    };
+    let mut missing = Vec::new();
+    match std::process::Command::new("nvidia-smi").args(["--query-gpu=compute_cap", "--format=csv,noheader", "-i", "0"]).output() {
+        Ok(out) if out.status.success() => {
+            let cap = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            let major: u32 = cap.split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);
+            if major < 9 {
+                missing.push(format!("GPU 0 has compute capability {cap:?}; TMA needs 9.0 or later"));
+            }
+        }
+        _ => missing.push("no NVIDIA GPU or driver (nvidia-smi failed or is absent)".into()),
+    }
+    if !succeeds("nvcc", &["--version"]) {
+        missing.push("nvcc is not on PATH".into());
+    }
+    if !succeeds("python3", &["-c", "import Cython, numpy, setuptools"]) {
+        missing.push("python3 lacks Cython, numpy or setuptools".into());
+    }
+    missing
+}
+
+fn gpu_test(ws: &Workspace, prepare_only: bool) -> Result<ExitCode> {
+    let script = if prepare_only { "tests/gpu/prepare.sh" } else { "tests/gpu/gpu-test.sh" };
+    if !prepare_only {
+        let missing = missing_gpu_prerequisites();
+        if !missing.is_empty() {
+            for reason in &missing {
+                println!("SKIPPED GPU suite: {reason}");
+            }
+            println!("GPU suite not run (prepare a bundle with `cargo xtask gpu-test --prepare-only` for a GPU host)");
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    let status = std::process::Command::new("bash")
+        .arg(script)
+        .current_dir(&ws.root)
+        .env("CTKGEN_XTASK", std::env::current_exe()?)
+        .status()
+        .with_context(|| format!("cannot run {script}"))?;
+    Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
 /// One suite of `cargo xtask test`: a name and the command that runs it.
 struct Suite {
     name: &'static str,
@@ -665,7 +719,22 @@ fn test(ws: &Workspace) -> Result<ExitCode> {
             failed.push(suite.name);
         }
     }
-    println!("suites: {passed} passed, {} failed", failed.len());
+    println!("==> gpu suite: cargo xtask gpu-test");
+    let mut skipped = 0;
+    let missing = missing_gpu_prerequisites();
+    if missing.is_empty() {
+        if gpu_test(ws, false)? == ExitCode::SUCCESS {
+            passed += 1;
+        } else {
+            failed.push("gpu");
+        }
+    } else {
+        for reason in &missing {
+            println!("SKIPPED GPU suite: {reason}");
+        }
+        skipped += 1;
+    }
+    println!("suites: {passed} passed, {} failed, {skipped} skipped", failed.len());
     if !failed.is_empty() {
         println!("failed suites: {}", failed.join(", "));
         return Ok(ExitCode::from(1));
