@@ -26,9 +26,10 @@ pub struct CythonOptions {
     /// Negative control: store over-aligned records by value inside the Python object, the
     /// defective layout of the bindings in use today. Only for tests that must see it fail.
     pub legacy_inline_layout: bool,
-    /// Output-parameter overrides; defaults to the embedded `templates/cython/overrides.toml`.
+    /// Output-parameter overrides; defaults to the embedded `tests/overrides/cython_params.toml`.
     pub overrides: Overrides,
-    /// Fail instead of reporting parameters the classification pass cannot decide.
+    /// Fail on parameters the classification pass cannot decide (the default); when off they
+    /// are only listed in `ctkgen_params_report.txt` and passed as raw addresses.
     pub strict_params: bool,
     /// Record classes per extension module (modules compile in parallel).
     pub records_per_module: usize,
@@ -43,7 +44,7 @@ impl Default for CythonOptions {
             command: "cargo xtask generate".into(),
             legacy_inline_layout: false,
             overrides: Overrides::embedded(),
-            strict_params: false,
+            strict_params: true,
             records_per_module: 60,
             functions_per_module: 90,
         }
@@ -56,7 +57,7 @@ pub enum CythonEmitError {
     PackageName(String),
     #[error("invalid output-parameter overrides: {0}")]
     Overrides(String),
-    #[error("parameters with no input/output classification: {}", .0.join(", "))]
+    #[error("parameters with no input/output classification (add them to tests/overrides/cython_params.toml): {}", .0.join(", "))]
     UnclassifiedParams(Vec<String>),
     #[error("template {name} failed to render")]
     Template {

@@ -27,6 +27,8 @@ pub struct Model {
     pub python_alignment: u64,
     /// List arguments up to this many elements are converted into stack arrays.
     pub array_stack_len: usize,
+    /// Freed aligned blocks kept for reuse by over-aligned record constructions.
+    pub block_cache_slots: usize,
     pub pxd_items: Vec<PxdItem>,
     pub anonymous_typedefs: Vec<String>,
     pub layout_asserts: Vec<LayoutAssert>,
@@ -139,6 +141,10 @@ pub struct ParamView {
     /// Base wrapper of an output object: `_Record`, `_Handle`, `_Scalar`.
     pub wrapper: String,
     pub pointer_field: String,
+    /// For out arrays: the length parameter is in/out, its value on return counts the elements.
+    pub len_inout: bool,
+    /// For lists of records: the record's alignment, for the temporary C array.
+    pub align: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -155,6 +161,8 @@ pub struct FunctionView {
     pub c_types: String,
     pub params: Vec<ParamView>,
     pub outputs: usize,
+    /// Whether the call runs with the GIL released (all but the `keep_gil` overrides).
+    pub release_gil: bool,
     pub doc: String,
     pub signature: String,
     pub stub_returns: String,
@@ -178,6 +186,7 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         cuda_major: api.provenance.cuda_version.map(|v| v / 1000),
         python_alignment: PYTHON_OBJECT_ALIGNMENT,
         array_stack_len: 16,
+        block_cache_slots: 32,
         pxd_items: pxd_items(api),
         anonymous_typedefs: anonymous_typedefs(api),
         layout_asserts: layout_asserts(api),
@@ -676,7 +685,7 @@ fn functions(api: &Api, options: &CythonOptions) -> (Vec<FunctionView>, Vec<Stri
             continue;
         }
         let decisions = classify(api, function, &options.overrides);
-        let mut params = Vec::new();
+        let mut classes = Vec::new();
         for (param, decision) in function.params.iter().zip(decisions) {
             let (class, reason) = match decision {
                 Ok(d) => (d.class, d.reason),
@@ -689,8 +698,22 @@ fn functions(api: &Api, options: &CythonOptions) -> (Vec<FunctionView>, Vec<Stri
             if reason != "by value" {
                 report.push(format!("{}.{}: {} ({reason})", function.name, param.name, class_label(&class)));
             }
-            params.push(param_view(api, &param.name, &param.ty, class));
+            classes.push(class);
         }
+        // Length parameters that go in and come back: their out arrays read the new count.
+        let inout_names: Vec<&str> = function
+            .params
+            .iter()
+            .zip(&classes)
+            .filter(|(_, c)| matches!(c, ParamClass::InOut(_)))
+            .map(|(p, _)| p.name.as_str())
+            .collect();
+        let params: Vec<ParamView> = function
+            .params
+            .iter()
+            .zip(classes)
+            .map(|(param, class)| param_view(api, &param.name, &param.ty, class, &inout_names))
+            .collect();
         let c_params: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, &py_ident(&p.name))).collect();
         let c_types: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, "")).collect();
         let outputs = params.iter().filter(|p| !p.result.is_empty()).count();
@@ -709,6 +732,7 @@ fn functions(api: &Api, options: &CythonOptions) -> (Vec<FunctionView>, Vec<Stri
             c_types: c_types.join(", "),
             params,
             outputs,
+            release_gil: !options.overrides.keep_gil.contains(&function.name),
             doc: function.doc.as_deref().map(docstring).unwrap_or_default(),
             signature: signature.join(", "),
             stub_returns: format!("tuple[{}]", stub_returns.join(", ")),
@@ -724,6 +748,8 @@ fn class_label(class: &ParamClass) -> &'static str {
         ParamClass::Address => "address",
         ParamClass::RecordIn { .. } => "record input",
         ParamClass::Array(_) => "input list",
+        ParamClass::RecordArray { .. } => "input list of records",
+        ParamClass::OutString => "output string",
         ParamClass::KernelParams => "kernel parameters",
         ParamClass::Out(_) => "output",
         ParamClass::OutArray { .. } => "output array",
@@ -733,7 +759,7 @@ fn class_label(class: &ParamClass) -> &'static str {
 
 fn stub_type(p: &ParamView) -> String {
     match p.kind.as_str() {
-        "out_bytes" => "bytes".into(),
+        "out_bytes" | "out_string" => "bytes".into(),
         "out_array" => "list".into(),
         "out_address" => "int".into(),
         _ if !p.class.is_empty() => p.class.clone(),
@@ -755,6 +781,8 @@ fn empty_param(c_name: &str) -> ParamView {
         result: String::new(),
         wrapper: String::new(),
         pointer_field: String::new(),
+        len_inout: false,
+        align: 1,
     }
 }
 
@@ -772,7 +800,7 @@ fn pointee_of(api: &Api, ty: &Type) -> Type {
     }
 }
 
-fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass) -> ParamView {
+fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, inout_names: &[&str]) -> ParamView {
     let mut p = empty_param(name);
     let py = p.py_name.clone();
     let c_type = qualify(api, ty, &cy_decl(api, ty, ""));
@@ -832,11 +860,22 @@ fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass) -> ParamView 
             p.arg = Some(format!("object {py}"));
             p.cy_type = qualify(api, &pointee, &cy_decl(api, &pointee, ""));
             p.call = format!("<{c_type}>_a_{py}");
-            p.element = match element {
-                ValueKind::Handle { .. } => "handle".into(),
-                ValueKind::Float => "float".into(),
-                _ => "int".into(),
-            };
+            p.element = element_conversion(&element).into();
+        }
+        ParamClass::RecordArray { class, record } => {
+            let pointee = pointee_of(api, ty);
+            p.kind = "record_array".into();
+            p.arg = Some(format!("object {py}"));
+            p.cy_type = qualify(api, &pointee, &cy_decl(api, &pointee, ""));
+            p.call = format!("<{c_type}>_a_{py}");
+            p.class = class;
+            p.align = api.record(&record).map(|r| r.align).unwrap_or(1);
+        }
+        ParamClass::OutString => {
+            p.kind = "out_string".into();
+            p.cy_type = "const char*".into();
+            p.call = format!("&_o_{py}");
+            p.result = format!("(None if _o_{py} == NULL else <bytes>_o_{py})");
         }
         ParamClass::KernelParams => {
             p.kind = "kernel_params".into();
@@ -884,20 +923,17 @@ fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass) -> ParamView 
         ParamClass::OutArray { element, len } => {
             let pointee = pointee_of(api, ty);
             p.cy_type = qualify(api, &pointee, &cy_decl(api, &pointee, ""));
+            p.len_inout = inout_names.contains(&len.as_str());
             p.len = py_ident(&len);
             p.call = format!("<{c_type}>_a_{py}");
             p.result = format!("_r_{py}");
+            p.kind = "out_array".into();
+            p.element = element_conversion(&element).into();
             match element {
                 ValueKind::CharArray { .. } => p.kind = "out_bytes".into(),
-                ValueKind::Handle { class } => {
-                    p.kind = "out_array".into();
-                    p.element = "handle".into();
-                    p.class = class;
-                }
-                _ => {
-                    p.kind = "out_array".into();
-                    p.element = "int".into();
-                }
+                ValueKind::Handle { class } | ValueKind::Scalar { class } | ValueKind::Record { class, .. } => p.class = class,
+                ValueKind::Enum { class } => p.class = class,
+                _ => {}
             }
         }
         ParamClass::InOut(kind) => {
@@ -908,16 +944,31 @@ fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass) -> ParamView 
             p.call = format!("&_o_{py}");
             p.result = match &kind {
                 ValueKind::Enum { class } => format!("_enum_value(_E_{class}, _o_{py})"),
+                ValueKind::Handle { class } => format!("_new_handle(_C_{class}, <void*>_o_{py})"),
+                ValueKind::Scalar { class } => format!("_new_scalar(_C_{class}, <long long>_o_{py})"),
                 _ => format!("_o_{py}"),
             };
-            p.element = match kind {
-                ValueKind::Handle { .. } => "handle".into(),
-                ValueKind::Float => "float".into(),
-                _ => "int".into(),
-            };
+            if let ValueKind::Enum { class } | ValueKind::Handle { class } | ValueKind::Scalar { class } = &kind {
+                p.class = class.clone();
+            }
+            p.element = element_conversion(&kind).into();
         }
     }
     p
+}
+
+/// How one element of a list converts to and from C: `handle`, `scalar`, `enum`, `record`,
+/// `address`, `float` or `int`.
+fn element_conversion(kind: &ValueKind) -> &'static str {
+    match kind {
+        ValueKind::Handle { .. } => "handle",
+        ValueKind::Scalar { .. } => "scalar",
+        ValueKind::Enum { .. } => "enum",
+        ValueKind::Record { .. } => "record",
+        ValueKind::Pointer => "address",
+        ValueKind::Float => "float",
+        _ => "int",
+    }
 }
 
 /// Prefixes every API type name in a Cython spelling with `cydriver.`.

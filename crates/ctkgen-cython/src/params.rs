@@ -1,7 +1,9 @@
 //! The output-parameter pass: decides for every pointer parameter whether it is an input, an
-//! output the binding allocates, an array or an in/out value, from the header documentation
-//! (`\param name - Returned ...`) and the overrides file. Anything it cannot decide is reported
-//! by name, never guessed.
+//! output the binding allocates, an array or an in/out value. It reads the header documentation
+//! (`\param[out]`, "Returned ...", "Pointer to ...", "Array of ...", the `\p name` the body says a
+//! value is returned in), the parameter's type (`const T *` is an input) and the pairing of arrays
+//! with their count parameters; `overrides.toml` settles the exceptions. Anything it cannot decide
+//! is reported by name, never guessed.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +21,8 @@ pub enum Override {
     InOut,
     /// An input; pointers to scalars become lists.
     In,
+    /// An input list whose elements are written into a C array.
+    Array,
     /// A raw address (int, None, buffer or object with `getPtr`).
     Address,
     /// `void **kernelParams`: a list of argument addresses.
@@ -27,27 +31,40 @@ pub enum Override {
     OutArray { len: String },
 }
 
-/// Per-function parameter overrides, read from TOML tables `[function] param = "kind"`.
+/// Per-function parameter overrides, read from TOML tables `[function] param = "kind"`, and
+/// the top-level `keep_gil = [...]` list of functions whose wrappers do not release the GIL.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Overrides {
     pub params: BTreeMap<String, BTreeMap<String, Override>>,
+    pub keep_gil: Vec<String>,
 }
 
 /// The overrides shipped with ctkgen, embedded so generation does not depend on the directory.
-pub const DEFAULT_OVERRIDES: &str = include_str!("../../../templates/cython/overrides.toml");
+pub const DEFAULT_OVERRIDES: &str = include_str!("../../../tests/overrides/cython_params.toml");
 
 impl Overrides {
     pub fn parse(text: &str) -> Result<Overrides, CythonEmitError> {
-        let raw: BTreeMap<String, BTreeMap<String, String>> =
+        let mut raw: BTreeMap<String, toml::Value> =
             toml::from_str(text).map_err(|e| CythonEmitError::Overrides(e.to_string()))?;
+        let keep_gil = match raw.remove("keep_gil") {
+            None => Vec::new(),
+            Some(value) => value
+                .as_array()
+                .and_then(|items| items.iter().map(|i| i.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
+                .ok_or_else(|| CythonEmitError::Overrides("keep_gil: expected a list of function names".into()))?,
+        };
         let mut params = BTreeMap::new();
         for (function, entries) in raw {
+            let entries: BTreeMap<String, String> = entries
+                .try_into()
+                .map_err(|e: toml::de::Error| CythonEmitError::Overrides(format!("{function}: {e}")))?;
             let mut parsed = BTreeMap::new();
             for (param, kind) in entries {
                 let value = match kind.as_str() {
                     "out" => Override::Out,
                     "inout" => Override::InOut,
                     "in" => Override::In,
+                    "array" => Override::Array,
                     "address" => Override::Address,
                     "kernel_params" => Override::KernelParams,
                     other => match other.strip_prefix("out_array(").and_then(|r| r.strip_suffix(')')) {
@@ -63,7 +80,7 @@ impl Overrides {
             }
             params.insert(function, parsed);
         }
-        Ok(Overrides { params })
+        Ok(Overrides { params, keep_gil })
     }
 
     pub fn embedded() -> Overrides {
@@ -84,14 +101,19 @@ pub enum ParamClass {
     Str,
     /// A raw address.
     Address,
-    /// A pointer to one record read by the callee.
+    /// A pointer to one record: the caller's object, read (and possibly written) in place.
     RecordIn { class: String, record: String },
-    /// `const T *` with T a scalar or handle: a list.
+    /// `T *` with T a scalar, handle or pointer: a list copied into a C array.
     Array(ValueKind),
+    /// `T *` with T a record: a list of record objects copied into one C array.
+    RecordArray { class: String, record: String },
     KernelParams,
     /// Allocated by the binding and returned.
     Out(ValueKind),
-    /// `char *` or `T *` of `len` elements, allocated and returned.
+    /// `const char **`: the callee points it at a string the binding returns as bytes.
+    OutString,
+    /// `char *` or `T *` of `len` elements, allocated and returned. `len` names an input
+    /// parameter, or an in/out one (`len_inout`) that says on return how many were written.
     OutArray { element: ValueKind, len: String },
     /// A scalar read and written back: passed in, returned.
     InOut(ValueKind),
@@ -112,73 +134,223 @@ pub struct Unclassified {
     pub c_type: String,
 }
 
-/// Whether a `\param` text says the callee writes the value.
-pub fn doc_says_returned(text: &str) -> bool {
-    let lower = text.trim().to_lowercase();
-    lower.starts_with("returned")
-        || lower.starts_with("returns ")
-        || lower.starts_with("pointer to returned")
-        || lower.starts_with("location to return")
-        || lower.starts_with("location to store")
-        || lower.starts_with("output ")
-        || lower.starts_with("the returned")
-        || lower.starts_with("optionally returns")
-        || lower.starts_with("on success, returns")
-        || lower.contains(" to return ")
-        || lower.contains("will be returned")
+/// The direction a `\param[...]` command states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    In,
+    Out,
+    InOut,
 }
 
-/// The `\\param name - text` entries of a doc comment, continuation lines joined.
-///
-/// `ctkgen_ir::doc::parse` keys entries by the word right after the command, which is empty
-/// when the command is followed by several spaces; this reads names the way cuda.h writes them.
-pub fn param_docs(text: &str) -> BTreeMap<String, String> {
-    let mut params = BTreeMap::new();
-    let mut current: Option<String> = None;
+/// The documentation of one parameter: its `\param` text and stated direction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParamDoc {
+    pub text: String,
+    pub direction: Option<Direction>,
+}
+
+/// The `\param` entries of a function's doc comment, keyed by parameter name (a leading `*`,
+/// as in `\param *graphId`, dropped), with the direction of `\param[out]` style commands.
+pub fn param_docs(text: &str) -> BTreeMap<String, ParamDoc> {
+    let parts = ctkgen_ir::doc::parse(text);
+    let mut docs: BTreeMap<String, ParamDoc> = parts
+        .params
+        .into_iter()
+        .map(|(name, text)| (name.trim_start_matches('*').to_string(), ParamDoc { text, direction: None }))
+        .collect();
     for line in text.lines() {
-        let trimmed = line.trim();
-        let command = trimmed.strip_prefix('\\').or_else(|| trimmed.strip_prefix('@'));
-        if let Some(command) = command {
-            current = None;
-            let rest = ["param[in,out]", "param[out]", "param[in]", "param"]
-                .iter()
-                .find_map(|c| command.strip_prefix(c).filter(|r| r.starts_with(char::is_whitespace)));
-            if let Some(rest) = rest {
-                let rest = rest.trim_start();
-                let (name, body) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-                let body = body.trim_start().trim_start_matches('-').trim();
-                params.insert(name.to_string(), body.to_string());
-                current = Some(name.to_string());
+        let line = line.trim_start();
+        let Some(command) = line.strip_prefix("\\param[").or_else(|| line.strip_prefix("@param[")) else { continue };
+        let Some((direction, rest)) = command.split_once(']') else { continue };
+        let direction = match direction.replace(' ', "").as_str() {
+            "in" => Direction::In,
+            "out" => Direction::Out,
+            "in,out" | "inout" => Direction::InOut,
+            _ => continue,
+        };
+        if let Some(name) = rest.split_whitespace().next() {
+            if let Some(doc) = docs.get_mut(name.trim_start_matches('*')) {
+                doc.direction = Some(direction);
             }
-            continue;
-        }
-        match (&current, trimmed.is_empty()) {
-            (Some(name), false) => {
-                let entry = params.entry(name.clone()).or_insert_with(String::new);
-                entry.push(' ');
-                entry.push_str(trimmed);
-            }
-            (Some(_), true) => current = None,
-            _ => {}
         }
     }
-    params
+    docs
+}
+
+/// Lowercased `\param` text without an "Optional" lead-in, so phrases can be matched at the start.
+fn normalized(text: &str) -> String {
+    let lower = text.trim().to_lowercase();
+    let mut rest = lower.as_str();
+    for lead in ["optional;", "optional:", "optional,", "optionally", "optional", "(optional)"] {
+        if let Some(r) = rest.strip_prefix(lead) {
+            rest = r.trim_start();
+            break;
+        }
+    }
+    rest.to_string()
+}
+
+/// Whether a `\param` text says the callee writes the value.
+pub fn doc_says_returned(text: &str) -> bool {
+    let lower = normalized(text);
+    const STARTS: &[&str] = &[
+        "returned", "returns ", "pointer to returned", "location to return", "location to store", "location where",
+        "output ", "the returned", "on success", "pointer to store", "pointer for the output", "receives",
+        "buffer where", "array to store", "value of handle returned", "resulting ",
+    ];
+    const CONTAINS: &[&str] = &[
+        " to return ", "will be returned", " are returned", " is returned", " is placed in here", " to receive ",
+        " returned.", "in which the ",
+    ];
+    STARTS.iter().any(|s| lower.starts_with(s))
+        || CONTAINS.iter().any(|s| lower.contains(s))
+        || (lower.ends_with(" to create") && !lower.contains("parameters"))
+}
+
+/// Whether a `\param` text describes an input list ("Array of ...", "List of ...").
+pub fn doc_says_input_list(text: &str) -> bool {
+    let lower = normalized(text);
+    const STARTS: &[&str] = &[
+        "array of", "an array of", "the array of", "list of", "array containing", "the set of", "options ", "option values",
+        "the types and parameters of",
+    ];
+    STARTS.iter().any(|s| lower.starts_with(s))
+}
+
+/// Whether a `\param` text calls the value an array or buffer of elements (an output with a
+/// length). "Array" alone is not enough: CUDA arrays are objects ("Returned mipmapped array").
+fn doc_says_many(text: &str) -> bool {
+    let lower = format!(" {}", normalized(text));
+    [" array of", " array to", " output array", " buffer", " list of", " array containing", " the array"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+/// Whether the doc body says a value is returned in `\p name` ("returns the handle in \p pool").
+fn body_returns_in(body: &str, name: &str) -> bool {
+    let plain = format!("in \\p {name}");
+    let star = format!("in \\p *{name}");
+    body.split(". ").any(|sentence| {
+        let lower = sentence.to_lowercase();
+        lower.contains("return") && [&plain, &star].iter().any(|p| {
+            sentence.match_indices(p.as_str()).any(|(at, _)| {
+                !sentence[at + p.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+    })
+}
+
+/// Whether a parameter name reads as an element count (`numNodes`, `nbGroups`, `count`).
+fn is_count_name(name: &str) -> bool {
+    let upper_after = |prefix: &str| {
+        name.strip_prefix(prefix).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+    };
+    name == "count" || upper_after("num") || upper_after("nb")
+}
+
+/// The word a count parameter counts, singular and lowercased: `numEdges` -> `edge`.
+fn count_stem(name: &str) -> String {
+    let stem = name.strip_prefix("num").or_else(|| name.strip_prefix("nb")).unwrap_or("");
+    let stem = stem.strip_suffix("_out").unwrap_or(stem).to_lowercase();
+    stem.strip_suffix('s').map(str::to_string).unwrap_or(stem)
+}
+
+fn is_integer(api: &Api, ty: &Type) -> bool {
+    matches!(value_kind(api, ty), ValueKind::Int | ValueKind::Scalar { .. })
+        && !matches!(api.resolve(ty), Type::Primitive { name } if name.is_float())
+}
+
+/// The pointee of a pointer parameter (typedefs followed, handle typedefs kept) and its constness.
+fn pointer_parts(api: &Api, ty: &Type) -> Option<(Type, bool)> {
+    match api.resolve_keep_handles(ty) {
+        Type::Pointer { pointee, pointee_const } => Some(((**pointee).clone(), *pointee_const)),
+        _ => None,
+    }
+}
+
+/// Facts about one function that several of its parameters' decisions depend on.
+struct FunctionFacts<'a> {
+    docs: BTreeMap<String, ParamDoc>,
+    body: String,
+    /// Count parameters passed by pointer that go in and come back (`size_t *numNodes`).
+    inout_counts: Vec<&'a str>,
+    /// Count parameters passed by value.
+    value_counts: Vec<&'a str>,
+}
+
+impl<'a> FunctionFacts<'a> {
+    fn new(api: &Api, function: &'a Function, overrides: &Overrides) -> FunctionFacts<'a> {
+        let docs = function.doc.as_deref().map(param_docs).unwrap_or_default();
+        let body = function.doc.as_deref().map(|d| {
+            let parts = ctkgen_ir::doc::parse(d);
+            format!("{} {}", parts.brief, parts.body.replace('\n', " "))
+        }).unwrap_or_default();
+        let mut facts = FunctionFacts { docs, body, inout_counts: Vec::new(), value_counts: Vec::new() };
+        let pointer_params = function.params.iter().filter(|p| pointer_parts(api, &p.ty).is_some_and(|(_, c)| !c)).count();
+        for param in &function.params {
+            let name = param.name.as_str();
+            match pointer_parts(api, &param.ty) {
+                None if is_count_name(name) && is_integer(api, &param.ty) => facts.value_counts.push(name),
+                Some((pointee, false)) if is_integer(api, &pointee) => {
+                    let doc = facts.doc(name);
+                    let explicit = overrides.get(&function.name, name);
+                    let inout = match explicit {
+                        Some(o) => *o == Override::InOut,
+                        None => is_count_name(name)
+                            && pointer_params > 1
+                            && (doc.direction == Some(Direction::InOut)
+                                || (doc.direction.is_none() && !doc_says_returned(&doc.text))),
+                    };
+                    if inout {
+                        facts.inout_counts.push(name);
+                    }
+                }
+                _ => {}
+            }
+        }
+        facts
+    }
+
+    fn doc(&self, name: &str) -> ParamDoc {
+        self.docs.get(name).cloned().unwrap_or_default()
+    }
+
+    /// The count an output array `name` pairs with: an in/out count first, then a value count,
+    /// when the array's name or text mentions what the count counts or calls itself an array.
+    fn array_len(&self, name: &str, text: &str, inout_only: bool) -> Option<String> {
+        let mentions = |count: &str| {
+            let stem = count_stem(count);
+            doc_says_many(text)
+                || (!stem.is_empty() && (name.to_lowercase().contains(&stem) || text.to_lowercase().contains(&stem)))
+        };
+        let inout = self.inout_counts.iter().filter(|c| **c != name && mentions(c)).collect::<Vec<_>>();
+        if let [only] = inout.as_slice() {
+            return Some(only.to_string());
+        }
+        if inout_only || !doc_says_many(text) {
+            return None;
+        }
+        match self.value_counts.as_slice() {
+            [only] => Some(only.to_string()),
+            _ => None,
+        }
+    }
 }
 
 /// Classifies every parameter of `function`; `Err` carries the one it cannot decide.
 pub fn classify(api: &Api, function: &Function, overrides: &Overrides) -> Vec<Result<Decision, Unclassified>> {
-    let docs = function.doc.as_deref().map(param_docs).unwrap_or_default();
+    let facts = FunctionFacts::new(api, function, overrides);
     function
         .params
         .iter()
         .map(|param| {
-            let text = docs.get(&param.name).map(String::as_str).unwrap_or("");
-            classify_one(api, function, &param.name, &param.ty, text, overrides.get(&function.name, &param.name))
-                .ok_or_else(|| Unclassified {
+            classify_one(api, &facts, &param.name, &param.ty, overrides.get(&function.name, &param.name)).ok_or_else(|| {
+                Unclassified {
                     function: function.name.clone(),
                     param: param.name.clone(),
                     c_type: ctkgen_ir::abi::c_decl(api, &param.ty, ""),
-                })
+                }
+            })
         })
         .collect()
 }
@@ -187,17 +359,13 @@ fn decided(class: ParamClass, reason: &'static str) -> Option<Decision> {
     Some(Decision { class, reason })
 }
 
-fn classify_one(api: &Api, function: &Function, name: &str, ty: &Type, doc_text: &str, ov: Option<&Override>) -> Option<Decision> {
-    let _ = function;
-    let (pointee, pointee_const) = match api.resolve_keep_handles(ty) {
-        Type::Pointer { pointee, pointee_const } => ((**pointee).clone(), *pointee_const),
-        _ => {
-            return match value_kind(api, ty) {
-                ValueKind::Opaque | ValueKind::Array { .. } | ValueKind::CharArray { .. } => None,
-                ValueKind::Pointer => decided(ParamClass::Address, "pointer value"),
-                kind => decided(ParamClass::Value(kind), "by value"),
-            }
-        }
+fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov: Option<&Override>) -> Option<Decision> {
+    let Some((pointee, pointee_const)) = pointer_parts(api, ty) else {
+        return match value_kind(api, ty) {
+            ValueKind::Opaque | ValueKind::Array { .. } | ValueKind::CharArray { .. } => None,
+            ValueKind::Pointer => decided(ParamClass::Address, "pointer value"),
+            kind => decided(ParamClass::Value(kind), "by value"),
+        };
     };
     let target = value_kind(api, &pointee);
     let is_char = matches!(api.resolve(&pointee), Type::Primitive { name: Primitive::Char | Primitive::SignedChar | Primitive::UnsignedChar });
@@ -209,30 +377,78 @@ fn classify_one(api: &Api, function: &Function, name: &str, ty: &Type, doc_text:
             let element = if is_char { ValueKind::CharArray { len: 0 } } else { target };
             return decided(ParamClass::OutArray { element, len: len.clone() }, "override");
         }
-        Some(Override::Out) => return out_class(target, "override"),
-        Some(Override::InOut) => {
-            return match target {
-                ValueKind::Record { class, record } => decided(ParamClass::RecordIn { class, record }, "override"),
-                ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } => {
-                    decided(ParamClass::InOut(target), "override")
-                }
-                _ => None,
-            }
-        }
+        Some(Override::Out) => return out_class(api, &pointee, target, "override"),
+        Some(Override::InOut) => return inout_class(target, "override"),
         Some(Override::In) => return input_class(target, is_char, is_void, "override"),
+        Some(Override::Array) => return list_class(target, "override"),
         None => {}
     }
+    let doc = facts.doc(name);
     if pointee_const {
+        if doc_says_input_list(&doc.text) && matches!(target, ValueKind::Record { .. }) {
+            return list_class(target, "const pointee, documented as a list");
+        }
         return input_class(target, is_char, is_void, "const pointee");
     }
-    if doc_says_returned(doc_text) {
-        return out_class(target, "documented as returned");
+    if facts.inout_counts.contains(&name) {
+        return inout_class(target, "count that goes in and comes back");
+    }
+    let out_named = name.ends_with("_out") || name.ends_with("Out");
+    let says_out = match doc.direction {
+        Some(Direction::Out) => true,
+        Some(Direction::InOut | Direction::In) => false,
+        // The body sentence is read only when the comment has no `\param` line for the parameter.
+        None => doc_says_returned(&doc.text) || out_named || (doc.text.is_empty() && body_returns_in(&facts.body, name)),
+    };
+    if says_out {
+        // A `char *` output is a buffer whose size the type does not give: an override names it.
+        if is_char && facts.array_len(name, &doc.text, false).is_none() {
+            return None;
+        }
+        if let Some(len) = element_kind_ok(&target).then(|| facts.array_len(name, &doc.text, false)).flatten() {
+            let element = if is_char { ValueKind::CharArray { len: 0 } } else { target };
+            return decided(ParamClass::OutArray { element, len }, "documented as returned, paired with a count");
+        }
+        if is_void {
+            return decided(ParamClass::Address, "documented as returned into caller memory");
+        }
+        return out_class(api, &pointee, target, "documented as returned");
+    }
+    if doc.direction == Some(Direction::InOut) {
+        return inout_class(target, "documented in/out");
+    }
+    if doc_says_input_list(&doc.text) {
+        if is_void {
+            return decided(ParamClass::Address, "documented as a list of raw values");
+        }
+        return list_class(target, "documented as a list");
     }
     if is_void {
         return decided(ParamClass::Address, "void pointer input");
     }
-    let _ = name;
-    None
+    let text = normalized(&doc.text);
+    match target {
+        // The caller's record is passed as is: what the callee reads or writes is in the object.
+        ValueKind::Record { class, record } if !text.is_empty() => {
+            decided(ParamClass::RecordIn { class, record }, "record passed in place")
+        }
+        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } | ValueKind::Pointer
+            if !is_char && (text.starts_with("pointer to") || text.starts_with("address of")) =>
+        {
+            out_class(api, &pointee, target, "documented as a pointer to the result")
+        }
+        ValueKind::Int | ValueKind::Scalar { .. } if text.starts_with("number of") => {
+            out_class(api, &pointee, target, "documented as a count")
+        }
+        _ => None,
+    }
+}
+
+fn element_kind_ok(target: &ValueKind) -> bool {
+    matches!(
+        target,
+        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } | ValueKind::Record { .. }
+    )
 }
 
 fn input_class(target: ValueKind, is_char: bool, is_void: bool, reason: &'static str) -> Option<Decision> {
@@ -252,7 +468,33 @@ fn input_class(target: ValueKind, is_char: bool, is_void: bool, reason: &'static
     }
 }
 
-fn out_class(target: ValueKind, reason: &'static str) -> Option<Decision> {
+fn list_class(target: ValueKind, reason: &'static str) -> Option<Decision> {
+    match target {
+        ValueKind::Record { class, record } => decided(ParamClass::RecordArray { class, record }, reason),
+        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } | ValueKind::Pointer => {
+            decided(ParamClass::Array(target), reason)
+        }
+        _ => None,
+    }
+}
+
+fn inout_class(target: ValueKind, reason: &'static str) -> Option<Decision> {
+    match target {
+        ValueKind::Record { class, record } => decided(ParamClass::RecordIn { class, record }, reason),
+        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } => {
+            decided(ParamClass::InOut(target), reason)
+        }
+        _ => None,
+    }
+}
+
+fn out_class(api: &Api, pointee: &Type, target: ValueKind, reason: &'static str) -> Option<Decision> {
+    // `const char **`: the callee stores the address of a string it owns.
+    if let Type::Pointer { pointee: inner, pointee_const: true } = api.resolve(pointee) {
+        if matches!(api.resolve(inner), Type::Primitive { name: Primitive::Char | Primitive::SignedChar }) {
+            return decided(ParamClass::OutString, reason);
+        }
+    }
     match target {
         ValueKind::Int
         | ValueKind::Float
@@ -291,20 +533,50 @@ mod tests {
     fn returned_wording() {
         assert!(doc_says_returned("Returned context handle of the new context"));
         assert!(doc_says_returned("Pointer to return the parameters"));
-        assert!(!doc_says_returned("Tensor map object to create"));
+        assert!(doc_says_returned("Optional location to store the status"));
+        assert!(doc_says_returned("Pointer to an unsigned integer in which the stream's flags are returned"));
+        assert!(doc_says_returned("Texture object to create"));
         assert!(!doc_says_returned("Context creation flags"));
+        assert!(!doc_says_returned("Context creation parameters"));
     }
 
     #[test]
-    fn param_docs_with_aligned_names() {
-        let docs = param_docs("\\brief x\n\n\\param pHandle        - Returned array\n\\param flags - Flags\n  more\n\n\\return\n");
-        assert_eq!(docs["pHandle"], "Returned array");
-        assert_eq!(docs["flags"], "Flags more");
+    fn list_wording() {
+        assert!(doc_says_input_list("Array of sizes for memcpy operations."));
+        assert!(doc_says_input_list("List of launch parameters, one per device"));
+        assert!(!doc_says_input_list("Array to store the fabric clique information."));
+    }
+
+    #[test]
+    fn param_docs_with_aligned_names_and_directions() {
+        let docs = param_docs(
+            "\\brief x\n\n\\param pHandle        - Returned array\n\\param flags - Flags\n  more\n\\param[in,out]   count  Input: size\n\\param *graphId - Pointer\n\n\\return\n",
+        );
+        assert_eq!(docs["pHandle"].text, "Returned array");
+        assert_eq!(docs["flags"].text, "Flags more");
+        assert_eq!(docs["count"].direction, Some(Direction::InOut));
+        assert!(docs.contains_key("graphId"));
+    }
+
+    #[test]
+    fn counts_and_stems() {
+        assert!(is_count_name("numNodes") && is_count_name("nbGroups") && is_count_name("count"));
+        assert!(!is_count_name("number") && !is_count_name("minCount"));
+        assert_eq!(count_stem("numEdges"), "edge");
+        assert_eq!(count_stem("numDependencies_out"), "dependencie");
+    }
+
+    #[test]
+    fn body_sentence_names_the_output() {
+        assert!(body_returns_in("Creates a pool and returns the handle in \\p pool. The \\p poolProps", "pool"));
+        assert!(!body_returns_in("Creates a pool and returns the handle in \\p pool. The \\p poolProps", "poolProps"));
+        assert!(body_returns_in("Returns the id of \\p hGraphExec in \\p *graphId.", "graphId"));
     }
 
     #[test]
     fn overrides_parse() {
-        let o = Overrides::parse("[cuA]\nx = \"out\"\ny = \"out_array(n)\"\n").unwrap();
+        let o = Overrides::parse("keep_gil = [\"cuB\"]\n[cuA]\nx = \"out\"\ny = \"out_array(n)\"\n").unwrap();
+        assert_eq!(o.keep_gil, vec!["cuB".to_string()]);
         assert_eq!(o.get("cuA", "x"), Some(&Override::Out));
         assert_eq!(o.get("cuA", "y"), Some(&Override::OutArray { len: "n".into() }));
         assert!(Overrides::parse("[cuA]\nx = \"sideways\"\n").is_err());

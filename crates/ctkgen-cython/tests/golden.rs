@@ -102,3 +102,36 @@ fn emitter_and_templates_hold_no_alignment_literals() {
         }
     }
 }
+
+/// An undocumented `int *` the pass cannot decide: generation fails naming it, unless strictness
+/// is turned off, in which case the report lists it.
+#[test]
+fn unclassified_parameters_fail_generation_by_name() {
+    use ctkgen_ir::{Function, Param, Primitive, Type};
+    let mut api = Api::from_json(&std::fs::read_to_string(golden_dir().join("functions_enums.ir.json")).unwrap()).unwrap();
+    let int_pointer = Type::Pointer { pointee: Box::new(Type::Primitive { name: Primitive::Int }), pointee_const: false };
+    api.functions.push(Function {
+        name: "cuMystery".into(),
+        symbol: "cuMystery".into(),
+        lookup_name: "cuMystery".into(),
+        per_thread_symbol: None,
+        first_version: None,
+        per_thread_first_version: None,
+        ret: Type::Typedef { name: "CUresult".into() },
+        params: vec![Param { name: "what".into(), ty: int_pointer }],
+        deprecated: false,
+        doc: Some("\\brief Does something\n\n\\param what - Something\n".into()),
+    });
+    let error = emit(&api, &options()).unwrap_err().to_string();
+    assert!(error.contains("cuMystery.what (int *)"), "{error}");
+    assert!(error.contains("no input/output classification"), "{error}");
+
+    let lenient = CythonOptions { strict_params: false, ..options() };
+    let files = emit(&api, &lenient).unwrap();
+    let report = files.iter().find(|f| f.path.ends_with("ctkgen_params_report.txt")).unwrap();
+    assert!(report.contents.contains("UNCLASSIFIED cuMystery.what: int *"), "{}", report.contents);
+
+    // The same parameter documented as returned is an output, and passes.
+    api.functions.last_mut().unwrap().doc = Some("\\brief Does something\n\n\\param what - Returned value\n".into());
+    emit(&api, &options()).unwrap();
+}

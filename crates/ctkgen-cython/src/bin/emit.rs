@@ -21,6 +21,7 @@ fn main() -> ExitCode {
             "--command" => options.command = args.next().unwrap_or_default(),
             "--legacy-inline-layout" => options.legacy_inline_layout = true,
             "--strict-params" => options.strict_params = true,
+            "--lenient-params" => options.strict_params = false,
             other => {
                 eprintln!("error: unknown argument `{other}`");
                 return ExitCode::from(2);

@@ -5,7 +5,7 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _aligned_block, _check_aligned, _bytes_at)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at)
 from ._base import _class_registry
 
 
@@ -17,12 +17,13 @@ cdef class Extent(_Record):
     _ctkgen_size = 8
     _ctkgen_align = 4
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 4, "Extent")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 4, "Extent")
 
     @property
     def width(self):
@@ -53,12 +54,13 @@ cdef class Resource(_Record):
     _ctkgen_size = 152
     _ctkgen_align = 8
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 8, "Resource")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 8, "Resource")
 
     @property
     def kind(self):
@@ -122,12 +124,13 @@ cdef class Resource__points(_Record):
     _ctkgen_size = 4
     _ctkgen_align = 2
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 2, "Resource__points")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 2, "Resource__points")
 
     @property
     def x(self):
@@ -158,12 +161,13 @@ cdef class Resource__res(_Record):
     _ctkgen_size = 128
     _ctkgen_align = 8
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 8, "Resource__res")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 8, "Resource__res")
 
     @property
     def array(self):
@@ -207,12 +211,13 @@ cdef class Resource__res__array(_Record):
     _ctkgen_size = 8
     _ctkgen_align = 8
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 8, "Resource__res__array")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 8, "Resource__res__array")
 
     @property
     def handle(self):
@@ -233,12 +238,13 @@ cdef class Resource__res__linear(_Record):
     _ctkgen_size = 16
     _ctkgen_align = 8
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 8, "Resource__res__linear")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 8, "Resource__res__linear")
 
     @property
     def ptr(self):

@@ -2,4 +2,4 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # Handle classes (pointer typedefs) and integer typedef classes.
 from . cimport cydriver
-from ._base cimport _Handle, _Scalar, _scalar_setup
+from ._base cimport _Handle, _Scalar, _scalar_init

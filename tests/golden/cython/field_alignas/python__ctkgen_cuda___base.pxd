@@ -4,8 +4,10 @@
 cdef class _Record:
     # Address of the C value: inside the object, inside an aligned block, or foreign memory.
     cdef void* _pvt_addr
-    # The aligned block this object owns (over-aligned records), freed once in __dealloc__.
+    # The aligned block this object owns (over-aligned records), released once in __dealloc__.
     cdef void* _pvt_block
+    cdef size_t _pvt_block_size
+    cdef size_t _pvt_block_align
     # What keeps foreign memory alive (the parent of a nested view).
     cdef object _owner
     # Objects whose buffers pointer members point into.
@@ -25,6 +27,8 @@ cdef class _Scalar:
     cdef object _value(self)
 
 cdef void* _aligned_block(size_t size, size_t alignment) except NULL
+cdef void _release_block(void* block, size_t size, size_t alignment) noexcept
+cdef int _own_block(_Record self, size_t size, size_t alignment) except -1
 cdef int _check_aligned(size_t address, size_t alignment, str name) except -1
 cdef void* _addr_of(object value) except? NULL
 cdef void* _keep_addr(_Record owner, str member, object value) except? NULL
@@ -35,5 +39,9 @@ cdef object _new(object cls)
 cdef object _new_handle(object cls, void* value)
 cdef object _view(object cls, void* address, object owner)
 cdef object _registered(str name)
-cdef int _scalar_setup(_Scalar self, int size, bint signed, object init_value, object ptr) except -1
+cdef int _scalar_init(_Scalar self, object init_value, object ptr) except -1
+cdef int _handle_init(_Handle self, object init_value, size_t ptr) except -1
+cdef int _record_init(_Record self, size_t ptr, size_t alignment, str name) except -1
+cdef object _new_scalar(object cls, long long value)
+cdef object _new_record_copy(object cls, const void* source, size_t size)
 cdef object _bytes_at(const char* data, size_t size)

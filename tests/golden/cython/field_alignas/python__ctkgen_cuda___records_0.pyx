@@ -5,7 +5,7 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _aligned_block, _check_aligned, _bytes_at)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at)
 from ._base import _class_registry
 from ._types import u64 as _C_u64
 
@@ -17,18 +17,18 @@ cdef class FieldAligned_st(_Record):
     _ctkgen_size = 64
     _ctkgen_align = 64
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_block = _aligned_block(sizeof(cydriver.FieldAligned_st), 64)
-            self._pvt_addr = self._pvt_block
-        else:
-            _check_aligned(_ptr, 64, "FieldAligned_st")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        _own_block(self, sizeof(cydriver.FieldAligned_st), 64)
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 64, "FieldAligned_st")
 
     @property
     def words(self):
         cdef cydriver.FieldAligned_st* p = <cydriver.FieldAligned_st*>self._pvt_addr
-        return [p.words[i] for i in range(4)]
+        return [_new_scalar(_C_u64, <long long>p.words[i]) for i in range(4)]
 
     @words.setter
     def words(self, value):

@@ -2,11 +2,17 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # Handle classes (pointer typedefs) and integer typedef classes.
 from . cimport cydriver
-from ._base cimport _Handle, _Scalar, _scalar_setup
+from ._base cimport _Handle, _Scalar, _scalar_init
 
 
 cdef class u64(_Scalar):
     """u64"""
 
-    def __cinit__(self, init_value=0, _ptr=0):
-        _scalar_setup(self, sizeof(cydriver.u64), False, init_value, _ptr)
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_size = sizeof(cydriver.u64)
+        self._pvt_signed = False
+        self._pvt_ptr = &self._pvt_raw
+
+    def __init__(self, init_value=0, _ptr=0):
+        _scalar_init(self, init_value, _ptr)

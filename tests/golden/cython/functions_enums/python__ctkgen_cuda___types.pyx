@@ -2,7 +2,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # Handle classes (pointer typedefs) and integer typedef classes.
 from . cimport cydriver
-from ._base cimport _Handle, _Scalar, _scalar_setup
+from ._base cimport _Handle, _Scalar, _scalar_init
 
 
 cdef class Callback(_Handle):
@@ -16,5 +16,11 @@ cdef class Ctx(_Handle):
 cdef class Device(_Scalar):
     """Device"""
 
-    def __cinit__(self, init_value=0, _ptr=0):
-        _scalar_setup(self, sizeof(cydriver.Device), True, init_value, _ptr)
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_size = sizeof(cydriver.Device)
+        self._pvt_signed = True
+        self._pvt_ptr = &self._pvt_raw
+
+    def __init__(self, init_value=0, _ptr=0):
+        _scalar_init(self, init_value, _ptr)

@@ -5,7 +5,7 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _aligned_block, _check_aligned, _bytes_at)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at)
 from ._base import _class_registry
 from ._types import AlignedInt as _C_AlignedInt
 
@@ -18,12 +18,13 @@ cdef class HoldsAlignedTypedef(_Record):
     _ctkgen_size = 32
     _ctkgen_align = 16
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 16, "HoldsAlignedTypedef")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 16, "HoldsAlignedTypedef")
 
     @property
     def c(self):
@@ -38,7 +39,7 @@ cdef class HoldsAlignedTypedef(_Record):
     @property
     def value(self):
         cdef cydriver.HoldsAlignedTypedef* p = <cydriver.HoldsAlignedTypedef*>self._pvt_addr
-        return p.value
+        return _new_scalar(_C_AlignedInt, <long long>p.value)
 
     @value.setter
     def value(self, value):
@@ -53,13 +54,13 @@ cdef class MacroAligned(_Record):
     _ctkgen_size = 32
     _ctkgen_align = 32
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_block = _aligned_block(sizeof(cydriver.MacroAligned), 32)
-            self._pvt_addr = self._pvt_block
-        else:
-            _check_aligned(_ptr, 32, "MacroAligned")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        _own_block(self, sizeof(cydriver.MacroAligned), 32)
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 32, "MacroAligned")
 
     @property
     def y(self):
@@ -79,13 +80,13 @@ cdef class StructAligned(_Record):
     _ctkgen_size = 64
     _ctkgen_align = 64
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_block = _aligned_block(sizeof(cydriver.StructAligned), 64)
-            self._pvt_addr = self._pvt_block
-        else:
-            _check_aligned(_ptr, 64, "StructAligned")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        _own_block(self, sizeof(cydriver.StructAligned), 64)
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 64, "StructAligned")
 
     @property
     def x(self):

@@ -5,7 +5,7 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _aligned_block, _check_aligned, _bytes_at)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at)
 from ._base import _class_registry
 
 
@@ -17,12 +17,13 @@ cdef class Packed(_Record):
     _ctkgen_size = 13
     _ctkgen_align = 1
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 1, "Packed")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 1, "Packed")
 
     @property
     def c(self):
@@ -63,12 +64,13 @@ cdef class PragmaPacked(_Record):
     _ctkgen_size = 6
     _ctkgen_align = 2
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_addr = &self._pvt_val
-        else:
-            _check_aligned(_ptr, 2, "PragmaPacked")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        self._pvt_addr = &self._pvt_val
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 2, "PragmaPacked")
 
     @property
     def c(self):

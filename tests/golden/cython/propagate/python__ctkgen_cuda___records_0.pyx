@@ -5,7 +5,7 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _aligned_block, _check_aligned, _bytes_at)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at)
 from ._base import _class_registry
 
 
@@ -16,13 +16,13 @@ cdef class ArrayOfDescriptors(_Record):
     _ctkgen_size = 512
     _ctkgen_align = 128
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_block = _aligned_block(sizeof(cydriver.ArrayOfDescriptors), 128)
-            self._pvt_addr = self._pvt_block
-        else:
-            _check_aligned(_ptr, 128, "ArrayOfDescriptors")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        _own_block(self, sizeof(cydriver.ArrayOfDescriptors), 128)
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 128, "ArrayOfDescriptors")
 
     @property
     def items(self):
@@ -55,13 +55,13 @@ cdef class Descriptor(_Record):
     _ctkgen_size = 128
     _ctkgen_align = 128
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_block = _aligned_block(sizeof(cydriver.Descriptor), 128)
-            self._pvt_addr = self._pvt_block
-        else:
-            _check_aligned(_ptr, 128, "Descriptor")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        _own_block(self, sizeof(cydriver.Descriptor), 128)
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 128, "Descriptor")
 
     @property
     def opaque(self):
@@ -84,13 +84,13 @@ cdef class Holder(_Record):
     _ctkgen_size = 256
     _ctkgen_align = 128
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_block = _aligned_block(sizeof(cydriver.Holder), 128)
-            self._pvt_addr = self._pvt_block
-        else:
-            _check_aligned(_ptr, 128, "Holder")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        _own_block(self, sizeof(cydriver.Holder), 128)
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 128, "Holder")
 
     @property
     def tag(self):
@@ -120,13 +120,13 @@ cdef class MaybeDescriptor(_Record):
     _ctkgen_size = 128
     _ctkgen_align = 128
 
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr == 0:
-            self._pvt_block = _aligned_block(sizeof(cydriver.MaybeDescriptor), 128)
-            self._pvt_addr = self._pvt_block
-        else:
-            _check_aligned(_ptr, 128, "MaybeDescriptor")
-            self._pvt_addr = <void*>_ptr
+    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
+    def __cinit__(self):
+        _own_block(self, sizeof(cydriver.MaybeDescriptor), 128)
+
+    def __init__(self, size_t _ptr=0):
+        if _ptr != 0:
+            _record_init(self, _ptr, 128, "MaybeDescriptor")
 
     @property
     def desc(self):

@@ -1,0 +1,94 @@
+/* A stand-in for libcuda.so.1, for tests and benchmarks on machines without a GPU.
+ *
+ * Most entry points are one function that does nothing and returns CUDA_SUCCESS (0): under the
+ * x86-64 and AArch64 calling conventions the caller owns its arguments, so one body serves every
+ * signature, and timing a call times the binding alone. A few entry points behave, so tests can
+ * check how outputs, counts and lists cross the binding. Declarations are written out by hand
+ * (no cuda.h) and only use types whose layout every CTK shares. */
+#include <stddef.h>
+#include <string.h>
+
+typedef unsigned long long fake_u64;
+
+static int fake_success(void) { return 0; }
+
+/* cuCtxGetDevice(CUdevice *device): device 7. */
+static int fake_ctx_get_device(int *device) {
+    *device = 7;
+    return 0;
+}
+
+/* cuGetErrorString(CUresult error, const char **text). */
+static int fake_get_error_string(int error, const char **text) {
+    *text = error == 0 ? "no error" : "fake error";
+    return 0;
+}
+
+/* cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *count): the graph has three
+ * nodes, 0x10, 0x20, 0x30; a NULL array asks for the count. */
+static int fake_graph_get_nodes(void *graph, void **nodes, size_t *count) {
+    (void)graph;
+    if (nodes == NULL) {
+        *count = 3;
+        return 0;
+    }
+    size_t n = *count < 3 ? *count : 3;
+    for (size_t i = 0; i < n; i++) {
+        nodes[i] = (void *)(0x10 * (i + 1));
+    }
+    *count = n;
+    return 0;
+}
+
+/* cuDeviceGetPCIBusId(char *id, int len, CUdevice dev). */
+static int fake_device_get_pci_bus_id(char *id, int len, int dev) {
+    (void)dev;
+    const char text[] = "0000:65:00.0";
+    if (len < (int)sizeof text) {
+        return 1;
+    }
+    memcpy(id, text, sizeof text);
+    return 0;
+}
+
+/* cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *list, unsigned n, unsigned flags):
+ * succeeds only when entry i has gridDimX == i + 1, proving the list was copied in order.
+ * CUDA_LAUNCH_PARAMS starts with a CUfunction (a pointer), then gridDimX. */
+struct fake_launch_params_head {
+    void *function;
+    unsigned int gridDimX;
+};
+static int fake_launch_multi_device(const unsigned char *list, unsigned int n, unsigned int flags) {
+    (void)flags;
+    /* 56 bytes on every 64-bit CTK: a pointer, 7 unsigned ints (+4 padding), a stream, a pointer. */
+    const size_t record_size = 56;
+    for (unsigned int i = 0; i < n; i++) {
+        const struct fake_launch_params_head *head = (const void *)(list + i * record_size);
+        if (head->gridDimX != i + 1) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 flags, int *status) {
+    (void)version;
+    (void)flags;
+    if (strcmp(symbol, "cuCtxGetDevice") == 0) {
+        *pfn = (void *)fake_ctx_get_device;
+    } else if (strcmp(symbol, "cuGetErrorString") == 0) {
+        *pfn = (void *)fake_get_error_string;
+    } else if (strcmp(symbol, "cuGraphGetNodes") == 0) {
+        *pfn = (void *)fake_graph_get_nodes;
+    } else if (strcmp(symbol, "cuDeviceGetPCIBusId") == 0) {
+        *pfn = (void *)fake_device_get_pci_bus_id;
+    } else if (strcmp(symbol, "cuLaunchCooperativeKernelMultiDevice") == 0) {
+        *pfn = (void *)fake_launch_multi_device;
+    } else {
+        *pfn = (void *)fake_success;
+    }
+    if (status != NULL) {
+        *status = 0;
+    }
+    return 0;
+}
