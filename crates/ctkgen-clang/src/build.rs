@@ -225,7 +225,7 @@ impl<'tu> Builder<'tu> {
     /// Registers (once) and returns the model name of a record declaration.
     fn record_name(&mut self, decl: Cursor) -> Result<String, ParseError> {
         let usr = decl.usr();
-        if let Some(name) = self.record_names.get(&usr) {
+        if let Some(name) = self.record_names.get(&record_key(decl)) {
             return Ok(name.clone());
         }
         let untagged = self.is_untagged(decl);
@@ -250,8 +250,7 @@ impl<'tu> Builder<'tu> {
         typedef_name: Option<String>,
         parent: Option<ir::FieldPath>,
     ) -> Result<(), ParseError> {
-        let usr = decl.usr();
-        self.record_names.insert(usr, name.clone());
+        self.record_names.insert(record_key(decl), name.clone());
         let kind = match decl.kind() {
             CXCursor_UnionDecl => ir::RecordKind::Union,
             _ => ir::RecordKind::Struct,
@@ -315,7 +314,7 @@ impl<'tu> Builder<'tu> {
             // Records declared inside this one remember the member they came with: C++ scopes
             // them to this record, and untagged ones are named after that member.
             if matches!(inner.kind(), CXType_Record)
-                && !self.record_names.contains_key(&inner_decl.usr())
+                && !self.record_names.contains_key(&record_key(inner_decl))
                 && !self.typedef_of_anonymous.contains_key(&inner_decl.usr())
                 && (self.is_untagged(inner_decl) || inner_decl.lexical_parent() == def)
             {
@@ -657,7 +656,7 @@ impl<'tu> Builder<'tu> {
     /// A record reached through a type: tagged ones by tag, untagged ones must already be
     /// named by their parent member or typedef.
     fn record_name_in_context(&mut self, decl: Cursor) -> Result<String, ParseError> {
-        if let Some(name) = self.record_names.get(&decl.usr()) {
+        if let Some(name) = self.record_names.get(&record_key(decl)) {
             return Ok(name.clone());
         }
         self.record_name(decl)
@@ -672,6 +671,19 @@ fn flatten<'tu>(cursor: Cursor<'tu>, out: &mut Vec<Cursor<'tu>>) {
             _ => out.push(child),
         }
     }
+}
+
+/// What identifies a record declaration among all others. libclang gives every anonymous
+/// member of one record the same USR (`c:@S@T@Ua` for each unnamed union in `T`), so those are
+/// told apart by where their definition starts.
+fn record_key(decl: Cursor) -> String {
+    let usr = decl.usr();
+    if !decl.is_anonymous() {
+        return usr;
+    }
+    let def = decl.definition().unwrap_or(decl);
+    let (file, _, _) = def.location().spelling();
+    format!("{usr}@{file}:{}", def.location().offset())
 }
 
 fn is_anonymous_member(field: Cursor, decl: Cursor) -> bool {

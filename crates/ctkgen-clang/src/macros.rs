@@ -46,6 +46,11 @@ pub fn constants(macros: &[MacroDef], typedef_names: &BTreeSet<String>) -> Vec<C
         if parser.pos != m.body.len() {
             continue;
         }
+        // JSON has no infinity or NaN: such a constant would serialise as null and the model
+        // would no longer read back.
+        if matches!(value, ConstantValue::Float(f) if !f.is_finite()) {
+            continue;
+        }
         known.insert(m.name.clone(), (value.clone(), ty.clone()));
         out.push(Constant { name: m.name.clone(), ty, value, expr: m.body.join(" "), doc: m.doc.clone() });
     }
@@ -370,5 +375,13 @@ mod tests {
         assert_eq!(eval("1ULL << 63", &[]).unwrap().value, ConstantValue::Int(1i128 << 63));
         assert_eq!(eval("~0U", &[]).unwrap().value, ConstantValue::Int(0xFFFF_FFFF));
         assert!(eval("foo(1)", &[]).is_none());
+    }
+
+    #[test]
+    fn non_finite_floats_are_left_out() {
+        assert_eq!(eval("(1.0/2.0)", &[]).unwrap().value, ConstantValue::Float(0.5));
+        assert!(eval("(1.0/0.0)", &[]).is_none());
+        assert!(eval("(0.0/0.0)", &[]).is_none());
+        assert!(eval("1e400", &[]).is_none());
     }
 }

@@ -39,3 +39,12 @@ pub fn header_to_ir(bytes: &[u8]) -> Result<Api, ParseError> {
     std::fs::write(&header, bytes).expect("the temporary folder is writable");
     ctkgen_clang::parse_header(&header, parse_options())
 }
+
+/// What the fuzzer asserts for one input: reading it never panics, and a model that comes out
+/// survives its own JSON form unchanged (the form every emitter and test reads back).
+pub fn check_header_bytes(bytes: &[u8]) {
+    let Ok(api) = header_to_ir(bytes) else { return };
+    let json = api.to_json();
+    let back = Api::from_json(&json).unwrap_or_else(|e| panic!("the model's JSON does not read back: {e}"));
+    assert_eq!(back.to_json(), json, "the model's JSON changes on a round trip");
+}
