@@ -412,6 +412,10 @@ fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov:
         if is_void {
             return decided(ParamClass::Address, "documented as returned into caller memory");
         }
+        // Records "returned" as an array with no count to size it: one record would overflow.
+        if matches!(target, ValueKind::Record { .. }) && doc_says_many(&doc.text) {
+            return None;
+        }
         return out_class(api, &pointee, target, "documented as returned");
     }
     if doc.direction == Some(Direction::InOut) {
