@@ -99,6 +99,5 @@ pub fn emit_with(
     options: &RustOptions,
     conventions: &DriverConventions,
 ) -> Result<Vec<OutputFile>, RustEmitError> {
-    let plan = plan::Plan::new(api, options, conventions)?;
-    print_crate::files(&plan)
+    print_crate::files(api, options, conventions)
 }

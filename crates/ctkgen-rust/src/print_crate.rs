@@ -1,15 +1,18 @@
 //! Assembles the generated package: `Cargo.toml`, `src/lib.rs`, `tests/layout.rs` and
 //! `examples/driver_info.rs`, each formatted in process and headed by the generating command.
 
-use ctkgen_ir::OutputFile;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ctkgen_ir::{Api, OutputFile};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
+use rayon::prelude::*;
 
 use crate::names::synthetic;
-use crate::plan::Plan;
+use crate::plan::{Plan, RecordPlan, RecordShape};
 use crate::print_items::{self, doc_attrs};
 use crate::print_runtime;
-use crate::RustEmitError;
+use crate::{DriverConventions, RustEmitError, RustOptions};
 
 /// Pinned so every generated package resolves the same loader.
 const LIBLOADING_VERSION: &str = "=0.8.9";
@@ -18,18 +21,184 @@ const ALIGNMENT_SAMPLES: usize = 50;
 /// Oldest Rust with everything the generated code uses (`ptr::without_provenance` in consts).
 const RUST_VERSION: &str = "1.84";
 
-pub fn files(plan: &Plan) -> Result<Vec<OutputFile>, RustEmitError> {
+/// How many declarations of each kind one piece of `src/lib.rs` holds: enough to keep the
+/// per-piece parse cheap, few enough that two threads share the work evenly.
+const TYPEDEFS_PER_PIECE: usize = 256;
+const ENUMS_PER_PIECE: usize = 24;
+const RECORDS_PER_PIECE: usize = 32;
+const CONSTANTS_PER_PIECE: usize = 256;
+const FUNCTIONS_PER_PIECE: usize = 32;
+const LAYOUTS_PER_PIECE: usize = 48;
+
+/// One independently printed part of the output. prettyplease lays out each top-level item on
+/// its own, so the text of consecutive pieces concatenates to exactly the text of the whole
+/// file printed at once; pieces let threads share the work and keep only a piece's tokens and
+/// syntax tree alive at a time.
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    CargoToml,
+    /// Crate docs and lints, the runtime module and the entry table.
+    Prelude,
+    Typedefs(usize, usize),
+    Enums(usize, usize),
+    Records(usize, usize),
+    Constants(usize, usize),
+    Functions(usize, usize),
+    /// A run of the `layout` module's assertions over complete records (indices into the
+    /// complete ones); the first run opens the module, the last closes it.
+    Layout { start: usize, end: usize, first: bool, last: bool },
+    LayoutTest,
+    Example,
+}
+
+/// A piece's text, or why it failed: building tokens fails first (`Err`), then parsing them
+/// (`Ok(Err)`), so errors surface in the order a whole-file pass would report them.
+type Printed = Result<Result<String, RustEmitError>, RustEmitError>;
+
+fn ranges(len: usize, per_piece: usize, piece: fn(usize, usize) -> Piece) -> impl Iterator<Item = Piece> {
+    (0..len).step_by(per_piece).map(move |start| piece(start, (start + per_piece).min(len)))
+}
+
+fn pieces(plan: &Plan) -> Vec<Piece> {
+    let mut pieces = vec![Piece::CargoToml, Piece::Prelude];
+    pieces.extend(ranges(plan.typedefs.len(), TYPEDEFS_PER_PIECE, Piece::Typedefs));
+    pieces.extend(ranges(plan.enums.len(), ENUMS_PER_PIECE, Piece::Enums));
+    pieces.extend(ranges(plan.records.len(), RECORDS_PER_PIECE, Piece::Records));
+    pieces.extend(ranges(plan.constants.len(), CONSTANTS_PER_PIECE, Piece::Constants));
+    pieces.extend(ranges(plan.functions.len(), FUNCTIONS_PER_PIECE, Piece::Functions));
+    let complete = complete_records(plan).count();
+    let mut start = 0;
+    loop {
+        let end = (start + LAYOUTS_PER_PIECE).min(complete);
+        pieces.push(Piece::Layout { start, end, first: start == 0, last: end == complete });
+        if end == complete {
+            break;
+        }
+        start = end;
+    }
+    pieces.push(Piece::LayoutTest);
+    pieces.push(Piece::Example);
+    pieces
+}
+
+fn complete_records<'p, 'a>(plan: &'p Plan<'a>) -> impl Iterator<Item = &'p RecordPlan<'a>> {
+    plan.records.iter().filter(|r| matches!(r.shape, RecordShape::Complete { .. }))
+}
+
+/// Prints every file of the package. Token streams are not shareable between threads, so each
+/// worker plans on its own (planning is cheap and deterministic) and claims pieces in turn;
+/// a worker that finds nothing left to claim never plans.
+pub fn files(api: &Api, options: &RustOptions, conventions: &DriverConventions) -> Result<Vec<OutputFile>, RustEmitError> {
+    let plan = Plan::new(api, options, conventions)?;
+    let pieces = pieces(&plan);
+    let header = header_line(&plan, "//");
+    drop(plan);
+    let next = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, pieces.len());
+    let mut printed: Vec<(usize, Printed)> = (0..workers)
+        .into_par_iter()
+        .flat_map_iter(|_| {
+            let mut plan: Option<Result<Plan, RustEmitError>> = None;
+            let mut done = Vec::new();
+            loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&piece) = pieces.get(index) else { break };
+                let plan = plan.get_or_insert_with(|| Plan::new(api, options, conventions));
+                done.push((index, plan.as_ref().map_err(Clone::clone).and_then(|plan| print_piece(plan, piece))));
+            }
+            done
+        })
+        .collect();
+    printed.sort_by_key(|(index, _)| *index);
+    let mut printed = printed.into_iter().map(|(_, p)| p);
+    let take = |pieces: &mut dyn Iterator<Item = Printed>, n: usize| -> Result<Vec<String>, RustEmitError> {
+        let batch: Vec<Printed> = pieces.take(n).collect();
+        if let Some(Err(error)) = batch.iter().find(|p| p.is_err()) {
+            return Err(error.clone());
+        }
+        batch.into_iter().map(|p| p.expect("build errors returned above")).collect()
+    };
+    let cargo = take(&mut printed, 1)?.concat();
+    let lib_pieces = pieces.iter().filter(|p| !matches!(p, Piece::CargoToml | Piece::LayoutTest | Piece::Example)).count();
+    let mut lib = header;
+    lib.push_str(&separate_items(&take(&mut printed, lib_pieces)?.concat()));
+    let layout_test = take(&mut printed, 1)?.concat();
+    let example = take(&mut printed, 1)?.concat();
     let mut files = vec![
-        OutputFile { path: "Cargo.toml".into(), contents: cargo_toml(plan) },
-        OutputFile { path: "src/lib.rs".into(), contents: format_rust(plan, lib_rs(plan)?, "src/lib.rs")? },
-        OutputFile { path: "tests/layout.rs".into(), contents: format_rust(plan, layout_test(plan), "tests/layout.rs")? },
-        OutputFile {
-            path: "examples/driver_info.rs".into(),
-            contents: format_rust(plan, driver_info_example(plan), "examples/driver_info.rs")?,
-        },
+        OutputFile { path: "Cargo.toml".into(), contents: cargo },
+        OutputFile { path: "src/lib.rs".into(), contents: lib },
+        OutputFile { path: "tests/layout.rs".into(), contents: layout_test },
+        OutputFile { path: "examples/driver_info.rs".into(), contents: example },
     ];
     files.sort();
     Ok(files)
+}
+
+fn print_piece(plan: &Plan, piece: Piece) -> Printed {
+    let items = match piece {
+        Piece::CargoToml => return Ok(Ok(cargo_toml(plan))),
+        Piece::LayoutTest => return Ok(format_rust(plan, layout_test(plan), "tests/layout.rs")),
+        Piece::Example => return Ok(format_rust(plan, driver_info_example(plan), "examples/driver_info.rs")),
+        Piece::Prelude => prelude(plan)?,
+        Piece::Typedefs(start, end) => {
+            plan.typedefs[start..end].iter().map(|t| print_items::typedef(plan, t)).collect::<Result<Vec<_>, _>>()?
+        }
+        Piece::Enums(start, end) => plan.enums[start..end].iter().map(print_items::enumeration).collect::<Vec<_>>(),
+        Piece::Records(start, end) => {
+            plan.records[start..end].iter().map(|r| print_items::record(plan, r)).collect::<Result<Vec<_>, _>>()?
+        }
+        Piece::Constants(start, end) => {
+            plan.constants[start..end].iter().map(|c| print_items::constant(plan, c)).collect::<Result<Vec<_>, _>>()?
+        }
+        Piece::Functions(start, end) => (start..end)
+            .map(|index| print_items::function(plan, index, &plan.functions[index]))
+            .collect::<Result<Vec<_>, _>>()?,
+        Piece::Layout { start, end, first, .. } => vec![layout_module(plan, start, end, first)],
+    };
+    let text = match unparse_items(items, "src/lib.rs") {
+        Ok(text) => text,
+        Err(error) => return Ok(Err(error)),
+    };
+    Ok(match piece {
+        Piece::Layout { first, last, .. } => layout_run(text, first, last),
+        _ => Ok(text),
+    })
+}
+
+/// The `layout` module with the assertions of complete records `start..end`. Runs after the
+/// first repeat the module's opening line and runs before the last its closing brace; both are
+/// cut from the text, so the items stay printed at the module's indentation.
+fn layout_module(plan: &Plan, start: usize, end: usize, first: bool) -> TokenStream {
+    let assertions: Vec<TokenStream> =
+        complete_records(plan).skip(start).take(end - start).map(print_items::layout_assertions).collect();
+    if first {
+        quote! {
+            /// Size, alignment and every member offset of each record, as the header was compiled.
+            mod layout {
+                #[allow(unused_imports, reason = "a header without complete records checks nothing")]
+                use super::*;
+                #(#assertions)*
+            }
+        }
+    } else {
+        quote! {
+            mod layout {
+                #(#assertions)*
+            }
+        }
+    }
+}
+
+fn layout_run(text: String, first: bool, last: bool) -> Result<String, RustEmitError> {
+    let malformed = || RustEmitError::Syntax { file: "src/lib.rs".into(), message: "layout module printed unexpectedly".into() };
+    let mut text = text.as_str();
+    if !first {
+        text = text.strip_prefix("mod layout {\n").ok_or_else(malformed)?;
+    }
+    if !last {
+        text = text.strip_suffix("}\n").ok_or_else(malformed)?;
+    }
+    Ok(text.to_string())
 }
 
 fn header_line(plan: &Plan, comment: &str) -> String {
@@ -37,11 +206,28 @@ fn header_line(plan: &Plan, comment: &str) -> String {
 }
 
 fn format_rust(plan: &Plan, tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
+    let mut text = header_line(plan, "//");
+    text.push_str(&separate_items(&unparse(tokens, path)?));
+    Ok(text)
+}
+
+/// Parses each declaration's tokens on its own and prints them as one file: joining the token
+/// streams first would copy every token once more.
+fn unparse_items(items: Vec<TokenStream>, path: &str) -> Result<String, RustEmitError> {
+    let mut file = syn::File { shebang: None, attrs: Vec::new(), items: Vec::new() };
+    for tokens in items {
+        let part: syn::File = syn::parse2(tokens)
+            .map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
+        file.attrs.extend(part.attrs);
+        file.items.extend(part.items);
+    }
+    Ok(prettyplease::unparse(&file))
+}
+
+fn unparse(tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
     let file: syn::File = syn::parse2(tokens)
         .map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
-    let mut text = header_line(plan, "//");
-    text.push_str(&separate_items(&prettyplease::unparse(&file)));
-    Ok(text)
+    Ok(prettyplease::unparse(&file))
 }
 
 /// prettyplease puts items back to back; a blank line after each top-level item reads better.
@@ -148,10 +334,10 @@ fn crate_doc(plan: &Plan) -> TokenStream {
     inner
 }
 
-fn lib_rs(plan: &Plan) -> Result<TokenStream, RustEmitError> {
-    let mut items = TokenStream::new();
-    items.extend(crate_doc(plan));
-    items.extend(quote! {
+/// The crate docs and lints, the runtime module and the entry table: the start of `src/lib.rs`.
+fn prelude(plan: &Plan) -> Result<Vec<TokenStream>, RustEmitError> {
+    let mut items = vec![crate_doc(plan)];
+    items.push(quote! {
         #![allow(
             non_camel_case_types,
             non_snake_case,
@@ -178,32 +364,8 @@ fn lib_rs(plan: &Plan) -> Result<TokenStream, RustEmitError> {
             reason = "doc comments are the header's prose, kept as written"
         )]
     });
-    items.extend(print_runtime::runtime(plan)?);
-    items.extend(print_items::entry_table(plan));
-    for t in &plan.typedefs {
-        items.extend(print_items::typedef(plan, t)?);
-    }
-    for e in &plan.enums {
-        items.extend(print_items::enumeration(e));
-    }
-    for r in &plan.records {
-        items.extend(print_items::record(plan, r)?);
-    }
-    for c in &plan.constants {
-        items.extend(print_items::constant(plan, c)?);
-    }
-    for (index, f) in plan.functions.iter().enumerate() {
-        items.extend(print_items::function(plan, index, f)?);
-    }
-    let assertions: Vec<TokenStream> = plan.records.iter().map(print_items::layout_assertions).collect();
-    items.extend(quote! {
-        /// Size, alignment and every member offset of each record, as the header was compiled.
-        mod layout {
-            #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-            use super::*;
-            #(#assertions)*
-        }
-    });
+    items.push(print_runtime::runtime(plan)?);
+    items.push(print_items::entry_table(plan));
     Ok(items)
 }
 
