@@ -320,6 +320,18 @@ fn check_case(name: &str, setup: Setup, sandbox: &Sandbox) -> Vec<String> {
         let changed: Vec<_> = before.keys().chain(after.keys()).filter(|k| before.get(*k) != after.get(*k)).collect();
         problems.push(format!("the output area changed: {changed:?}"));
     }
+    // A failed fetch leaves no download or staging folder, and no header the catalogue does
+    // not vouch for (a verified header may stay: the next run reuses it).
+    let cache = snapshot(&sandbox.scratch.join("cache"));
+    let catalogue = std::fs::read_to_string(sandbox.scratch.join("ctk.toml")).unwrap_or_default();
+    let leftovers: Vec<&String> = cache
+        .iter()
+        .filter(|(k, sha)| (k.ends_with(".h") && !catalogue.contains(sha.as_str())) || k.contains(".staging-") || k.contains(".download-"))
+        .map(|(k, _)| k)
+        .collect();
+    if !leftovers.is_empty() {
+        problems.push(format!("the cache keeps {leftovers:?}"));
+    }
     // Shown with `--nocapture`: the corpus as a user sees it.
     println!("{name} ({} ms): {}", took.as_millis(), lines.first().unwrap_or(&""));
     if took > Duration::from_secs(60) {
@@ -384,6 +396,12 @@ fn the_corpus_checks_can_fail() {
     let misnamed: Setup = |_| run(&["--header", &bad("empty.h")], "some-other-file.h");
     let problems = check_case("misnamed", misnamed, &sandbox);
     assert!(problems.len() == 1 && problems[0].contains("not named"), "{problems:?}");
+    let litters: Setup = |s| {
+        std::fs::create_dir_all(s.scratch.join("cache/wheels/.download-left")).unwrap();
+        run(&["--header", &bad("empty.h")], "empty.h")
+    };
+    let problems = check_case("litters", litters, &sandbox);
+    assert!(problems.len() == 1 && problems[0].contains("the cache keeps"), "{problems:?}");
     assert_eq!(repeated_part("error: cannot read x.toml: No such file (os error 2): No such file (os error 2)"), Some("No such file (os error 2)"));
     assert_eq!(repeated_part("error: cannot read x.toml: No such file (os error 2)"), None);
 }
