@@ -1,5 +1,6 @@
-//! Measurements for `cargo xtask bench`: per-stage wall time and peak memory inside one run,
-//! and wall time and peak memory of whole child processes (ctkgen itself and the peer).
+//! Measurements for `cargo xtask bench`: per-stage wall time, CPU time and memory inside one
+//! run, and wall time, CPU time and peak memory of whole child processes (ctkgen itself and the
+//! peer), plus the facts about the machine a figure needs next to it.
 
 use std::path::Path;
 use std::process::Command;
@@ -7,62 +8,113 @@ use std::time::{Duration, Instant};
 
 use crate::{GenerateOptions, HeaderSource, Languages, PipelineError, ReadOptions, Workspace};
 
-/// One stage of the pipeline: how long it took and the process's peak memory once it ended.
+/// One stage of the pipeline: how long it took, the CPU time of all the process's threads
+/// meanwhile, and the process's peak memory once it ended.
 #[derive(Debug, Clone)]
 pub struct Stage {
     pub name: &'static str,
     pub wall: Duration,
+    pub cpu: Duration,
     pub peak_rss_kib: u64,
 }
+
+/// The stage names [`stages`] reports, in order.
+pub const STAGES: [&str; 5] = ["headers (cached)", "parse (c11 + c++17)", "cython emission", "rust emission", "write"];
 
 /// Runs the pipeline once for `source`, writing into `out`, timing each stage.
 pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<Stage>, PipelineError> {
     let mut stages = Vec::new();
-    let mark = |name: &'static str, start: Instant, stages: &mut Vec<Stage>| {
-        stages.push(Stage { name, wall: start.elapsed(), peak_rss_kib: peak_rss_kib() });
+    let mut start = (Instant::now(), process_cpu());
+    let mut mark = |name: &'static str, stages: &mut Vec<Stage>| {
+        let (wall, cpu) = (start.0.elapsed(), process_cpu().saturating_sub(start.1));
+        stages.push(Stage { name, wall, cpu, peak_rss_kib: peak_rss_kib() });
+        start = (Instant::now(), process_cpu());
     };
-    let t = Instant::now();
     let headers = crate::resolve_headers(ws, source)?;
-    mark("headers (cached)", t, &mut stages);
-    let t = Instant::now();
+    mark(STAGES[0], &mut stages);
     let api = crate::read_api(ws, &headers, &ReadOptions::default())?;
-    mark("parse (c11 + c++17)", t, &mut stages);
+    mark(STAGES[1], &mut stages);
     let options = |languages| GenerateOptions {
         languages,
         python_package: "ctkgen_cuda".into(),
         legacy_inline_layout: false,
         command: "cargo xtask bench".into(),
     };
-    let t = Instant::now();
     let mut files = crate::emit(&api, &headers, &options(Languages::Cython))?;
-    mark("cython emission", t, &mut stages);
-    let t = Instant::now();
+    mark(STAGES[2], &mut stages);
     files.extend(crate::emit(&api, &headers, &options(Languages::Rust))?);
-    mark("rust emission", t, &mut stages);
-    let t = Instant::now();
+    mark(STAGES[3], &mut stages);
     crate::write_tree(out, &files)?;
-    mark("write", t, &mut stages);
+    mark(STAGES[4], &mut stages);
     Ok(stages)
+}
+
+/// User plus system CPU time of every thread of this process so far.
+pub fn process_cpu() -> Duration {
+    // SAFETY: an all-zero rusage is a valid out-parameter; getrusage only writes it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid pointer.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return Duration::ZERO;
+    }
+    cpu_of(&usage)
+}
+
+fn cpu_of(usage: &libc::rusage) -> Duration {
+    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64);
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 /// The process's high-water mark of resident memory (`VmHWM`), in KiB.
 pub fn peak_rss_kib() -> u64 {
+    status_kib("VmHWM:")
+}
+
+/// The process's resident memory now (`VmRSS`), in KiB.
+pub fn rss_kib() -> u64 {
+    status_kib("VmRSS:")
+}
+
+fn status_kib(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| s.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
         .unwrap_or(0)
 }
 
-/// A finished child process: wall time, peak resident memory, and whether it succeeded.
+/// The one-, five- and fifteen-minute load averages, as `/proc/loadavg` writes them.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// `N cores, MODEL`: what the machine offers this process.
+pub fn machine() -> String {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| Some(l.split_once(':')?.1.trim().to_string())))
+        .unwrap_or_else(|| "unknown CPU".into());
+    format!("{cores} cores, {model}")
+}
+
+/// A finished child process: wall time, CPU time, peak resident memory, and whether it
+/// succeeded.
 #[derive(Debug, Clone)]
 pub struct ProcessRun {
     pub wall: Duration,
+    pub cpu: Duration,
     pub peak_rss_kib: u64,
     pub success: bool,
     pub stderr_tail: String,
 }
 
-/// Runs `command` to completion and reads its own peak memory from `wait4`.
+/// Runs `command` to completion and reads its CPU time and peak memory from `wait4`.
+///
+/// Linux counts the parent's resident memory at the moment of spawning into the child's peak
+/// (the child starts as a copy of the parent's address space), so a peak read here is never
+/// below [`rss_kib`] of the caller: spawn measured processes while this process is still small.
 pub fn run_process(command: &mut Command) -> std::io::Result<ProcessRun> {
     command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
     let start = Instant::now();
@@ -88,14 +140,43 @@ pub fn run_process(command: &mut Command) -> std::io::Result<ProcessRun> {
     let tail = text.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
     Ok(ProcessRun {
         wall,
+        cpu: cpu_of(&usage),
         peak_rss_kib: usage.ru_maxrss as u64,
         success: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         stderr_tail: tail,
     })
 }
 
-/// The median of some durations (the lower middle for an even count).
-pub fn median(mut values: Vec<Duration>) -> Duration {
+/// The median of some values (the lower middle for an even count).
+pub fn median<T: Ord + Copy + Default>(mut values: Vec<T>) -> T {
     values.sort();
     values.get(values.len().saturating_sub(1) / 2).copied().unwrap_or_default()
+}
+
+/// Repeated runs of one command: medians of wall and CPU time, the largest peak.
+#[derive(Debug, Clone, Default)]
+pub struct Runs {
+    walls: Vec<Duration>,
+    cpus: Vec<Duration>,
+    peaks: Vec<u64>,
+}
+
+impl Runs {
+    pub fn push(&mut self, run: &ProcessRun) {
+        self.walls.push(run.wall);
+        self.cpus.push(run.cpu);
+        self.peaks.push(run.peak_rss_kib);
+    }
+    pub fn wall(&self) -> Duration {
+        median(self.walls.clone())
+    }
+    pub fn cpu(&self) -> Duration {
+        median(self.cpus.clone())
+    }
+    pub fn peak_kib(&self) -> u64 {
+        self.peaks.iter().max().copied().unwrap_or(0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.walls.is_empty()
+    }
 }
