@@ -120,8 +120,14 @@ pub fn files(api: &Api, options: &RustOptions, conventions: &DriverConventions) 
     };
     let cargo = take(&mut printed, 1)?.concat();
     let lib_pieces = pieces.iter().filter(|p| !matches!(p, Piece::CargoToml | Piece::LayoutTest | Piece::Example)).count();
-    let mut lib = header;
-    lib.push_str(&separate_items(&take(&mut printed, lib_pieces)?.concat()));
+    let lib_texts = take(&mut printed, lib_pieces)?;
+    let mut lib = String::with_capacity(header.len() + lib_texts.iter().map(|t| t.len() + t.len() / 16).sum::<usize>());
+    lib.push_str(&header);
+    let mut previous_ended_item = false;
+    for text in lib_texts {
+        // Piece by piece into one buffer: the pieces never exist twice over.
+        separate_items_into(&mut lib, &mut previous_ended_item, &text);
+    }
     let layout_test = take(&mut printed, 1)?.concat();
     let example = take(&mut printed, 1)?.concat();
     let mut files = vec![
@@ -233,18 +239,23 @@ fn unparse(tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
 /// prettyplease puts items back to back; a blank line after each top-level item reads better.
 fn separate_items(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
-    let mut previous_ended_item = false;
+    separate_items_into(&mut out, &mut false, text);
+    out
+}
+
+/// [`separate_items`] over consecutive parts of one text: `previous_ended_item` carries over
+/// from one part to the next.
+fn separate_items_into(out: &mut String, previous_ended_item: &mut bool, text: &str) {
     for line in text.lines() {
         let top_level = !line.is_empty() && !line.starts_with(char::is_whitespace);
-        if previous_ended_item && top_level && !line.starts_with('}') {
+        if *previous_ended_item && top_level && !line.starts_with('}') {
             out.push('\n');
         }
         out.push_str(line);
         out.push('\n');
         let is_comment = line.starts_with("//");
-        previous_ended_item = top_level && !is_comment && (line == "}" || line.ends_with(';') || line == ")]");
+        *previous_ended_item = top_level && !is_comment && (line == "}" || line.ends_with(';') || line == ")]");
     }
-    out
 }
 
 fn provenance_line(plan: &Plan) -> String {

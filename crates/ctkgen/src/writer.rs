@@ -6,7 +6,7 @@
 //! any point leaves the previous tree whole; its staging folder is removed by the next run.
 //! (Files are not fsynced one by one: the guarantee is against killed runs, not power loss.)
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -49,8 +49,8 @@ fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> PipelineError + '_ {
     move |source| PipelineError::Write { path: path.to_path_buf(), source }
 }
 
-/// Reads every file under `dir` as `relative path -> bytes`.
-fn read_tree(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, PipelineError> {
+/// Lists every file under `dir` as `relative path -> (absolute path, length)`, reading none.
+fn list_tree(dir: &Path) -> Result<BTreeMap<String, (PathBuf, u64)>, PipelineError> {
     let mut out = BTreeMap::new();
     if !dir.exists() {
         return Ok(out);
@@ -60,11 +60,22 @@ fn read_tree(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, PipelineError> {
         if entry.file_type().is_file() {
             let rel = entry.path().strip_prefix(dir).expect("walk stays under dir");
             let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            let bytes = fs::read(entry.path()).map_err(|source| PipelineError::Read { path: entry.path().to_path_buf(), source })?;
-            out.insert(rel, bytes);
+            let len = entry.metadata().map_err(|e| PipelineError::Read { path: entry.path().to_path_buf(), source: e.into() })?.len();
+            out.insert(rel, (entry.path().to_path_buf(), len));
         }
     }
     Ok(out)
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, PipelineError> {
+    fs::read(path).map_err(|source| PipelineError::Read { path: path.to_path_buf(), source })
+}
+
+/// Whether the file at `path` (of length `len`) holds exactly `contents`. A file of another
+/// length is not read: most changed files change length, and unchanged ones are the only ones
+/// worth the read.
+fn holds(path: &Path, len: u64, contents: &str) -> Result<bool, PipelineError> {
+    Ok(len == contents.len() as u64 && read_file(path)? == contents.as_bytes())
 }
 
 /// Compares `files` with the tree at `dir` without touching it.
@@ -72,12 +83,13 @@ pub fn check_tree(dir: &Path, files: &[OutputFile]) -> Result<Staleness, Pipelin
     if dir.exists() && !dir.is_dir() {
         return Err(PipelineError::OutputNotFolder { path: dir.to_path_buf() });
     }
-    let mut existing = read_tree(dir)?;
+    let mut existing = list_tree(dir)?;
     let mut staleness = Staleness::default();
     for file in files {
         match existing.remove(&file.path) {
             None => staleness.missing.push(file.path.clone()),
-            Some(bytes) if bytes != file.contents.as_bytes() => {
+            Some((path, len)) if !holds(&path, len, &file.contents)? => {
+                let bytes = read_file(&path)?;
                 let old = String::from_utf8_lossy(&bytes);
                 let diff = similar::TextDiff::from_lines(old.as_ref(), file.contents.as_str())
                     .unified_diff()
@@ -118,15 +130,21 @@ pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, Pipe
 
     remove_stale_staging(&parent, &name);
 
-    let existing = read_tree(dir)?;
+    let existing = list_tree(dir)?;
     let mut summary = WriteSummary::default();
+    // Paths whose file already holds the new bytes; staging hard-links those.
+    let mut unchanged = BTreeSet::new();
     for file in files {
         match existing.get(&file.path) {
-            Some(bytes) if bytes == file.contents.as_bytes() => summary.unchanged += 1,
+            Some((path, len)) if holds(path, *len, &file.contents)? => {
+                summary.unchanged += 1;
+                unchanged.insert(file.path.as_str());
+            }
             _ => summary.written.push(file.path.clone()),
         }
     }
-    summary.removed = existing.keys().filter(|k| !files.iter().any(|f| &f.path == *k)).cloned().collect();
+    let generated: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    summary.removed = existing.keys().filter(|k| !generated.contains(k.as_str())).cloned().collect();
     if dir.exists() && !summary.changed() {
         return Ok(summary);
     }
@@ -136,7 +154,7 @@ pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, Pipe
         fs::remove_dir_all(&staging).map_err(write_err(&staging))?;
     }
     fs::create_dir(&staging).map_err(write_err(&staging))?;
-    let staged = stage(&staging, dir, files, &existing);
+    let staged = stage(&staging, dir, files, &unchanged);
     if let Err(e) = staged {
         let _ = fs::remove_dir_all(&staging);
         return Err(e);
@@ -153,7 +171,7 @@ pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, Pipe
     Ok(summary)
 }
 
-fn stage(staging: &Path, old_dir: &Path, files: &[OutputFile], existing: &BTreeMap<String, Vec<u8>>) -> Result<(), PipelineError> {
+fn stage(staging: &Path, old_dir: &Path, files: &[OutputFile], unchanged: &BTreeSet<&str>) -> Result<(), PipelineError> {
     // The kill test widens the window in which a run is mid-write, so its kills land there.
     let pause = std::env::var("CTKGEN_TEST_WRITE_PAUSE_MS").ok().and_then(|v| v.parse().ok()).map(std::time::Duration::from_millis);
     for file in files {
@@ -164,8 +182,7 @@ fn stage(staging: &Path, old_dir: &Path, files: &[OutputFile], existing: &BTreeM
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent).map_err(write_err(parent))?;
         }
-        let unchanged = existing.get(&file.path).is_some_and(|b| b == file.contents.as_bytes());
-        if unchanged && fs::hard_link(old_dir.join(&file.path), &target).is_ok() {
+        if unchanged.contains(file.path.as_str()) && fs::hard_link(old_dir.join(&file.path), &target).is_ok() {
             continue;
         }
         let mut out = fs::File::create(&target).map_err(write_err(&target))?;
