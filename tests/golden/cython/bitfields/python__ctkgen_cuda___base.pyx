@@ -31,7 +31,23 @@ cdef object _registered(str name):
 
 
 # Freed aligned blocks kept for reuse, so constructing an over-aligned record costs no
-# allocator call in the steady state. Only touched with the GIL held.
+# allocator call in the steady state. Only touched with the GIL held. Off under
+# AddressSanitizer, so a use after free of a block is still reported.
+cdef extern from *:
+    """
+    #if defined(__SANITIZE_ADDRESS__)
+    #define CTKGEN_BLOCK_CACHE_LIMIT 0
+    #elif defined(__has_feature)
+    #if __has_feature(address_sanitizer)
+    #define CTKGEN_BLOCK_CACHE_LIMIT 0
+    #endif
+    #endif
+    #ifndef CTKGEN_BLOCK_CACHE_LIMIT
+    #define CTKGEN_BLOCK_CACHE_LIMIT 32
+    #endif
+    """
+    const int CTKGEN_BLOCK_CACHE_LIMIT
+
 cdef enum:
     _BLOCK_CACHE_SLOTS = 32
 cdef void* _cached_block[_BLOCK_CACHE_SLOTS]
@@ -68,7 +84,7 @@ cdef void _release_block(void* block, size_t size, size_t alignment) noexcept:
     global _cached_count
     if alignment < sizeof(void*):
         alignment = sizeof(void*)
-    if _cached_count < _BLOCK_CACHE_SLOTS:
+    if _cached_count < CTKGEN_BLOCK_CACHE_LIMIT and _cached_count < _BLOCK_CACHE_SLOTS:
         _cached_block[_cached_count] = block
         _cached_size[_cached_count] = size
         _cached_align[_cached_count] = alignment
