@@ -40,10 +40,8 @@ fn non_finite_float_macros_stay_out_of_the_model() {
 /// Found by the fuzz target's round trip: serde_json's default float parsing is not exact, so a
 /// float constant read back from the model's JSON can move by one ulp (0.4830917874396136
 /// became 0.48309178743961356): `xtask ir` then `ctkgen-cython-emit` prints another constant
-/// than `generate`. The fix is serde_json's `float_roundtrip` feature where `ctkgen-ir`
-/// depends on it; reported to the IR's owners, who remove the `ignore` with the fix.
+/// than `generate`. Fixed by serde_json's `float_roundtrip` feature.
 #[test]
-#[ignore = "ctkgen-ir defect, reported: serde_json without float_roundtrip"]
 fn float_constants_read_back_exactly() {
     let api = read("#define RATIO (1.0/2.07)\nstruct A { int x; };\n");
     let json = api.to_json();
