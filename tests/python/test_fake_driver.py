@@ -74,3 +74,101 @@ def test_calls_through_a_fake_driver(package, fake_libcuda):
     assert "CUDA_LAUNCH_PARAMS" in out["record_list_type_error"]
     assert out["launch"] == [True, True]
     assert out["member"] == ["CUdeviceptr", 0x5000, 0x6000]
+
+
+# What the binding passes for `void *` arguments and kernel parameters, read back from the
+# fake library's recorders (the probe opens the same library with ctypes).
+POINTERS = r'''
+import ctypes, json, os
+import ctkgen_cuda.driver as cuda
+fake = ctypes.CDLL(os.environ["CTKGEN_LIBCUDA"])
+for name in ("fake_recorded_address", "fake_recorded_params_array", "fake_recorded_param_pointer"):
+    getattr(fake, name).restype = ctypes.c_void_p
+fake.fake_recorded_param_bytes.restype = ctypes.c_uint64
+ok = cuda.CUresult.CUDA_SUCCESS
+out = {}
+cuda.cuInit(0)
+
+def first_word(tensor_map):
+    return ctypes.c_uint64.from_address(tensor_map.getPtr()).value
+
+def encode(address):
+    err, tmap = cuda.cuTensorMapEncodeTiled(cuda.CUtensorMapDataType(0), 1, address, [64], [], [16], [1],
+                                            cuda.CUtensorMapInterleave(0), cuda.CUtensorMapSwizzle(0),
+                                            cuda.CUtensorMapL2promotion(0), cuda.CUtensorMapFloatOOBfill(0))
+    assert err is ok, err
+    return first_word(tmap)
+
+dptr = cuda.CUdeviceptr(0x7f0000001000)
+buffer = bytearray(64)
+buffer_address = ctypes.addressof((ctypes.c_char * 64).from_buffer(buffer))
+record = cuda.CUtensorMap()
+out["encode"] = [encode(dptr), encode(0x7f0000002000), encode(None), encode(cuda.CUgraph(0x4000)),
+                 encode(buffer) == buffer_address, encode(record) == record.getPtr(),
+                 encode(ctypes.c_void_p(0x5000))]
+tmap = cuda.CUtensorMap()
+assert cuda.cuTensorMapReplaceAddress(tmap, cuda.CUdeviceptr(0x7f0000003000))[0] is ok
+out["replace"] = first_word(tmap)
+assert cuda.cuMemcpyHtoD(cuda.CUdeviceptr(0x9000), buffer, 64)[0] is ok
+out["memcpy_buffer"] = fake.fake_recorded_address() == buffer_address
+assert cuda.cuMemcpyHtoD(0x9000, memoryview(buffer)[8:], 56)[0] is ok
+out["memcpy_view"] = fake.fake_recorded_address() == buffer_address + 8
+assert cuda.cuMemcpyHtoD(0x9000, dptr, 8)[0] is ok
+out["memcpy_wrapper"] = fake.fake_recorded_address()
+
+def launch(params, count):
+    err, = cuda.cuLaunchKernel(cuda.CUfunction(0), count, 1, 1, 1, 1, 1, 0, None, params, None)
+    assert err is ok, err
+    n = fake.fake_recorded_param_count()
+    return ([fake.fake_recorded_param_pointer(i) for i in range(n)],
+            [fake.fake_recorded_param_bytes(i) for i in range(n)])
+
+kmap = cuda.CUtensorMap()
+ctypes.c_uint64.from_address(kmap.getPtr()).value = 0x1111
+handle = cuda.CUdeviceptr(0x2222)
+number = ctypes.c_uint64(0x3333)
+pointers, words = launch(((kmap, handle, number, 7, -2, dptr, 0x4444), (None, None, None, ctypes.c_int, ctypes.c_int,
+                                                                        ctypes.c_void_p, ctypes.c_uint64)), 7)
+out["typed_form"] = [pointers[0] == kmap.getPtr(), pointers[1] == handle.getPtr(),
+                     pointers[2] == ctypes.addressof(number),
+                     [w for w in words[:3]], words[3] & 0xffffffff, words[4] & 0xffffffff, words[5], words[6]]
+pointers, words = launch([kmap, handle, number], 3)
+out["list_form"] = [pointers[0] == kmap.getPtr(), pointers[1] == handle.getPtr(), pointers[2] == ctypes.addressof(number),
+                    words]
+array = (ctypes.c_void_p * 2)(kmap.getPtr(), handle.getPtr())
+launch(ctypes.addressof(array), 2)
+out["int_form"] = fake.fake_recorded_params_array() == ctypes.addressof(array)
+launch(0, 0)
+out["zero"] = fake.fake_recorded_params_array()
+launch(None, 0)
+out["none"] = fake.fake_recorded_params_array()
+many = [ctypes.c_uint64(i) for i in range(40)]
+pointers, words = launch((tuple(many), (None,) * 40), 16)
+out["many"] = words
+try:
+    launch(((1, 2), (ctypes.c_int,)), 2)
+except ValueError as error:
+    out["mismatch"] = str(error)
+print(json.dumps(out))
+'''
+
+
+def test_pointer_arguments_and_kernel_params(package, fake_libcuda):
+    ctk, path = package
+    result = python(path, POINTERS, {"CTKGEN_LIBCUDA": fake_libcuda})
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "runtime error" not in result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    # A wrapper of a pointer-sized typedef or a handle gives its value, not its storage's address.
+    assert out["encode"] == [0x7f0000001000, 0x7f0000002000, 0, 0x4000, True, True, 0x5000]
+    assert out["replace"] == 0x7f0000003000
+    assert out["memcpy_buffer"] and out["memcpy_view"]
+    assert out["memcpy_wrapper"] == 0x7f0000001000
+    # Kernel parameters point at each argument's value: storage for None types, a converted copy
+    # for ctypes types.
+    assert out["typed_form"] == [True, True, True, [0x1111, 0x2222, 0x3333], 7, 0xfffffffe, 0x7f0000001000, 0x4444]
+    assert out["list_form"] == [True, True, True, [0x1111, 0x2222, 0x3333]]
+    assert out["int_form"] is True
+    assert out["zero"] is None and out["none"] is None
+    assert out["many"] == list(range(16))
+    assert "2 values but 1 types" in out["mismatch"]

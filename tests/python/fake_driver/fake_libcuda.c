@@ -71,6 +71,73 @@ static int fake_launch_multi_device(const unsigned char *list, unsigned int n, u
     return 0;
 }
 
+/* What the binding passed, read back by tests through the exported fake_recorded_* helpers
+ * (the test opens this same library with ctypes, so it sees the same globals). */
+static void *fake_last_address;
+
+/* cuTensorMapEncodeTiled(CUtensorMap *map, dataType, rank, void *globalAddress, ...): the
+ * address is written into the map's first 8 bytes, the output the test reads. */
+static int fake_tensor_map_encode(void *map, int data_type, unsigned int rank, void *global_address) {
+    (void)data_type;
+    (void)rank;
+    memcpy(map, &global_address, sizeof global_address);
+    fake_last_address = global_address;
+    return 0;
+}
+
+/* cuTensorMapReplaceAddress(CUtensorMap *map, void *globalAddress): the same. */
+static int fake_tensor_map_replace_address(void *map, void *global_address) {
+    memcpy(map, &global_address, sizeof global_address);
+    fake_last_address = global_address;
+    return 0;
+}
+
+/* cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n): records src. */
+static int fake_memcpy_htod(fake_u64 dst, const void *src, size_t n) {
+    (void)dst;
+    (void)n;
+    fake_last_address = (void *)src;
+    return 0;
+}
+
+void *fake_recorded_address(void) { return fake_last_address; }
+
+/* cuLaunchKernel: gridDimX is the number of kernel parameters (a test convention); for each,
+ * the pointer passed and the first 8 bytes it points to are recorded. */
+#define FAKE_MAX_PARAMS 16
+static void *fake_param_pointer[FAKE_MAX_PARAMS];
+static fake_u64 fake_param_bytes[FAKE_MAX_PARAMS];
+static unsigned int fake_param_count;
+static void *fake_params_array;
+
+static int fake_launch_kernel(void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                              unsigned int by, unsigned int bz, unsigned int shared, void *stream, void **params,
+                              void **extra) {
+    (void)f, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)stream, (void)extra;
+    fake_params_array = params;
+    fake_param_count = 0;
+    for (unsigned int i = 0; params != NULL && i < gx && i < FAKE_MAX_PARAMS; i++) {
+        fake_param_pointer[i] = params[i];
+        fake_param_bytes[i] = 0;
+        if (params[i] != NULL) {
+            memcpy(&fake_param_bytes[i], params[i], sizeof(fake_u64));
+        }
+        fake_param_count = i + 1;
+    }
+    return 0;
+}
+
+void *fake_recorded_params_array(void) { return fake_params_array; }
+unsigned int fake_recorded_param_count(void) { return fake_param_count; }
+void *fake_recorded_param_pointer(unsigned int i) { return fake_param_pointer[i]; }
+fake_u64 fake_recorded_param_bytes(unsigned int i) { return fake_param_bytes[i]; }
+
+/* cuGetErrorName(CUresult error, const char **name). */
+static int fake_get_error_name(int error, const char **name) {
+    *name = error == 0 ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE";
+    return 0;
+}
+
 int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 flags, int *status) {
     (void)version;
     (void)flags;
@@ -84,6 +151,16 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 fl
         *pfn = (void *)fake_device_get_pci_bus_id;
     } else if (strcmp(symbol, "cuLaunchCooperativeKernelMultiDevice") == 0) {
         *pfn = (void *)fake_launch_multi_device;
+    } else if (strcmp(symbol, "cuTensorMapEncodeTiled") == 0) {
+        *pfn = (void *)fake_tensor_map_encode;
+    } else if (strcmp(symbol, "cuTensorMapReplaceAddress") == 0) {
+        *pfn = (void *)fake_tensor_map_replace_address;
+    } else if (strcmp(symbol, "cuMemcpyHtoD") == 0) {
+        *pfn = (void *)fake_memcpy_htod;
+    } else if (strcmp(symbol, "cuLaunchKernel") == 0) {
+        *pfn = (void *)fake_launch_kernel;
+    } else if (strcmp(symbol, "cuGetErrorName") == 0) {
+        *pfn = (void *)fake_get_error_name;
     } else {
         *pfn = (void *)fake_success;
     }
