@@ -4,7 +4,13 @@
 
 use std::path::PathBuf;
 
+/// The committed inputs, or every file in `$CTKGEN_FUZZ_CORPUS` (a run's whole corpus, say).
 fn committed_corpus() -> Vec<PathBuf> {
+    if let Some(dir) = std::env::var_os("CTKGEN_FUZZ_CORPUS") {
+        let mut inputs: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+        inputs.sort();
+        return inputs;
+    }
     let dir = ctkgen_robustness::workspace_root().join("fuzz/corpus/header_to_ir");
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

@@ -43,10 +43,12 @@ enum Scalar {
     Float,
     Double,
     Pointer,
+    Int128,
+    Enum,
 }
 
 impl Scalar {
-    const ALL: [Scalar; 15] = [
+    const ALL: [Scalar; 17] = [
         Scalar::Bool,
         Scalar::Char,
         Scalar::SignedChar,
@@ -62,6 +64,8 @@ impl Scalar {
         Scalar::Float,
         Scalar::Double,
         Scalar::Pointer,
+        Scalar::Int128,
+        Scalar::Enum,
     ];
 
     /// The spelling before the declarator (`PT_BOOL` is `_Bool` in C and `bool` in C++).
@@ -82,6 +86,8 @@ impl Scalar {
             Scalar::Float => "float",
             Scalar::Double => "double",
             Scalar::Pointer => "void *",
+            Scalar::Int128 => "__int128",
+            Scalar::Enum => "enum PT_Enum",
         }
     }
 
@@ -90,13 +96,15 @@ impl Scalar {
         match self {
             Scalar::Bool | Scalar::Char | Scalar::SignedChar | Scalar::UnsignedChar => 1,
             Scalar::Short | Scalar::UnsignedShort => 2,
-            Scalar::Int | Scalar::UnsignedInt | Scalar::Float => 4,
+            Scalar::Int | Scalar::UnsignedInt | Scalar::Float | Scalar::Enum => 4,
+            Scalar::Int128 => 16,
             _ => 8,
         }
     }
 
+    /// Types that may be bitfields (`__int128` bitfields are left to another day).
     fn is_integer(self) -> bool {
-        !matches!(self, Scalar::Bool | Scalar::Float | Scalar::Double | Scalar::Pointer)
+        !matches!(self, Scalar::Bool | Scalar::Float | Scalar::Double | Scalar::Pointer | Scalar::Int128)
     }
 }
 
@@ -129,6 +137,8 @@ struct FieldSpec {
 
 #[derive(Clone, Debug)]
 struct RecordSpec {
+    /// Top-level only: `typedef struct {..} Name;`, a record C names only through its typedef.
+    typedef_only: bool,
     union: bool,
     packed: bool,
     record_align: Option<u32>,
@@ -168,7 +178,9 @@ fn field(depth: u32) -> BoxedStrategy<FieldSpec> {
             // Only integer scalars may be bitfields, and a bitfield takes no array or alignment.
             match (&field.member, field.bits) {
                 (Member::Scalar(s), Some(bits)) if s.is_integer() => {
-                    field.bits = Some(bits.min(8 * s.size() as u8));
+                    // `enum E : 0;` reads in C++ as an enum declaration with a fixed underlying type.
+                    let least = if *s == Scalar::Enum { 1 } else { 0 };
+                    field.bits = Some(bits.clamp(least, 8 * s.size() as u8));
                     field.dims.clear();
                     field.align = None;
                 }
@@ -208,8 +220,9 @@ fn without_tags(spec: &RecordSpec) -> RecordSpec {
 
 fn record(depth: u32) -> BoxedStrategy<RecordSpec> {
     let count = if depth == 0 { 1..=6usize } else { 1..=3usize };
-    (prop_oneof![3 => Just(false), 1 => Just(true)], prop_oneof![4 => Just(false), 1 => Just(true)], prop_oneof![5 => Just(None), 1 => power_of_two().prop_map(Some)], proptest::collection::vec(field(depth), count))
-        .prop_map(|(union, packed, record_align, mut fields)| {
+    let typedef_only = if depth == 0 { prop_oneof![5 => Just(false), 1 => Just(true)].boxed() } else { Just(false).boxed() };
+    (typedef_only, prop_oneof![3 => Just(false), 1 => Just(true)], prop_oneof![4 => Just(false), 1 => Just(true)], prop_oneof![5 => Just(None), 1 => power_of_two().prop_map(Some)], proptest::collection::vec(field(depth), count))
+        .prop_map(|(typedef_only, union, packed, record_align, mut fields)| {
             // A first member that is a zero-width bitfield would leave a record with no named
             // member (0 bytes in C, 1 in C++).
             if let Some(first) = fields.first_mut() {
@@ -217,7 +230,7 @@ fn record(depth: u32) -> BoxedStrategy<RecordSpec> {
                     first.bits = Some(1);
                 }
             }
-            RecordSpec { union, packed, record_align, fields }
+            RecordSpec { typedef_only, union, packed, record_align, fields }
         })
         .boxed()
 }
@@ -226,7 +239,7 @@ fn batch() -> impl Strategy<Value = Vec<RecordSpec>> {
     proptest::collection::vec(record(0), RECORDS_PER_BATCH)
 }
 
-const PRELUDE: &str = "#ifdef __cplusplus\n#define PT_ALIGNAS(n) alignas(n)\n#define PT_BOOL bool\n#else\n#define PT_ALIGNAS(n) _Alignas(n)\n#define PT_BOOL _Bool\n#endif\n";
+const PRELUDE: &str = "enum PT_Enum { PT_ENUM_A = 0, PT_ENUM_B = 100000 };\n#ifdef __cplusplus\n#define PT_ALIGNAS(n) alignas(n)\n#define PT_BOOL bool\n#else\n#define PT_ALIGNAS(n) _Alignas(n)\n#define PT_BOOL _Bool\n#endif\n";
 
 /// C source for a batch; record `i` is named `{prefix}_{i}` and its inner tags `{prefix}_{i}_in{k}`.
 struct Renderer<'a> {
@@ -243,6 +256,12 @@ impl Renderer<'_> {
         let name = format!("{}_{index}", self.prefix);
         self.inner = 0;
         self.fields = 0;
+        if spec.typedef_only {
+            let _ = write!(self.out, "typedef {} {}", keyword(spec), attributes(spec));
+            self.body(index, spec, 0);
+            let _ = writeln!(self.out, " {name};");
+            return;
+        }
         let _ = write!(self.out, "{} {}{name} ", keyword(spec), attributes(spec));
         self.body(index, spec, 0);
         self.out.push_str(";\n");
@@ -330,7 +349,8 @@ fn render(prefix: &str, records: &[(usize, &RecordSpec)], all: &[RecordSpec]) ->
     let mut renderer = Renderer { prefix, out: String::new(), inner: 0, fields: 0 };
     // Members of earlier records are spelled through a macro, so the keyword matches the record.
     for (index, spec) in all.iter().enumerate() {
-        let _ = writeln!(renderer.out, "#define struct_or_union_{prefix}_{index} {} {prefix}_{index}", keyword(spec));
+        let spelled = if spec.typedef_only { String::new() } else { format!("{} ", keyword(spec)) };
+        let _ = writeln!(renderer.out, "#define struct_or_union_{prefix}_{index} {spelled}{prefix}_{index}");
     }
     for (index, spec) in records {
         renderer.record(*index, spec);
