@@ -389,17 +389,9 @@ fn rust_expressible(all: &[RecordSpec]) -> Vec<bool> {
     let mut ok: Vec<bool> = Vec::with_capacity(all.len());
     for (index, spec) in all.iter().enumerate() {
         let uses_bad = spec_uses(spec).into_iter().any(|pick| index > 0 && !ok[pick % index]);
-        ok.push(!uses_bad && !packed_around_alignment(spec, index, all) && !union_with_bitfields(spec));
+        ok.push(!uses_bad && !packed_around_alignment(spec, index, all));
     }
     ok
-}
-
-/// A union holding bitfields (directly or in an inner record). Left out of the Rust build: the
-/// emitter's bitfield accessors read union fields without `unsafe` (error E0133), a defect
-/// reported to its owners and pinned by `rust_bitfields_in_a_union_build` below.
-fn union_with_bitfields(spec: &RecordSpec) -> bool {
-    (spec.union && spec.fields.iter().any(|f| f.bits.is_some()))
-        || spec.fields.iter().any(|f| matches!(&f.member, Member::Inline(inner) | Member::Anonymous(inner) if union_with_bitfields(inner)))
 }
 
 fn spec_uses(spec: &RecordSpec) -> Vec<usize> {
@@ -701,10 +693,9 @@ fn the_checks_catch_a_wrong_model() {
     assert!(error.to_string().contains("`P`"), "{error}");
 }
 
-/// The Rust emitter's defect the property test steps around: a union with bitfields gives
-/// accessors that read a union field outside `unsafe`, so the crate does not compile.
+/// A union with bitfields once gave accessors that borrowed a union field outside `unsafe`, so
+/// the crate did not compile (E0133).
 #[test]
-#[ignore = "ctkgen-rust defect, reported: bitfield accessors on unions need unsafe (E0133)"]
 fn rust_bitfields_in_a_union_build() {
     build_rust_crate("union U { unsigned int low : 4; unsigned int all; };\n").unwrap();
 }

@@ -96,7 +96,7 @@ pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError>
                 let line = format!(" Storage of the bitfields {}; use their accessors.", names.join(", "));
                 fields.push(quote!(#[doc = #line] pub #ident: [u8; #len_lit]));
                 for a in list {
-                    accessors.push(accessor(plan, ident, a, &context)?);
+                    accessors.push(accessor(plan, ident, a, *is_union, &context)?);
                 }
             }
         }
@@ -155,12 +155,19 @@ fn repr_tokens(repr: &Repr) -> TokenStream {
     }
 }
 
-fn accessor(plan: &Plan, storage: &proc_macro2::Ident, a: &Accessor, context: &str) -> Result<TokenStream, RustEmitError> {
+fn accessor(plan: &Plan, storage: &proc_macro2::Ident, a: &Accessor, in_union: bool, context: &str) -> Result<TokenStream, RustEmitError> {
     let ty = plan.types.tokens(&a.ty, Position::Field, context)?;
     let (getter, setter) = (&a.getter, &a.setter);
     let offset = Literal::u64_unsuffixed(a.bit_offset);
     let width = Literal::u32_unsuffixed(a.width);
-    let raw = quote!(crate::runtime::get_bits(&self.#storage, #offset, #width));
+    // A union's bitfield storage is a byte array, valid whatever member was written last; the
+    // language still asks for `unsafe` to borrow a union field.
+    let (shared, exclusive) = if in_union {
+        (quote!(unsafe { &self.#storage }), quote!(unsafe { &mut self.#storage }))
+    } else {
+        (quote!(&self.#storage), quote!(&mut self.#storage))
+    };
+    let raw = quote!(crate::runtime::get_bits(#shared, #offset, #width));
     let (get, set) = match &a.conversion {
         BitConversion::Value => (
             quote!(<#ty as crate::runtime::BitValue>::from_bits(#raw, #width)),
@@ -182,7 +189,7 @@ fn accessor(plan: &Plan, storage: &proc_macro2::Ident, a: &Accessor, context: &s
         #[doc = #set_doc]
         #[inline]
         pub fn #setter(&mut self, value: #ty) {
-            crate::runtime::set_bits(&mut self.#storage, #offset, #width, #set)
+            crate::runtime::set_bits(#exclusive, #offset, #width, #set)
         }
     })
 }
