@@ -46,6 +46,19 @@ copy = cuda.CUDA_MEMCPY2D()
 copy.srcDevice = cuda.CUdeviceptr(0x5000)
 copy.dstDevice = 0x6000
 out["member"] = [type(copy.srcDevice).__name__, int(copy.srcDevice), int(copy.dstDevice)]
+name = cuda.cuGetErrorName(cuda.CUresult.CUDA_ERROR_INVALID_VALUE)
+out["error_name"] = [len(name), type(name[0]).__name__, name[0] is ok, type(name[1]).__name__, name[1].decode()]
+string = cuda.cuGetErrorString(cuda.CUresult.CUDA_SUCCESS)
+out["error_string_tuple"] = [len(string), string[0] is ok, string[1].decode()]
+err, luid, mask = cuda.cuDeviceGetLuid(dev)
+out["luid"] = [type(luid).__name__, list(luid), mask]
+capture = getattr(cuda, "cuStreamGetCaptureInfo_v3", cuda.cuStreamGetCaptureInfo)
+result = capture(cuda.CUstream(0))
+err, status, ident, graph, deps = result[:5]
+out["capture"] = [err is ok, int(status), int(ident), int(graph), [type(d).__name__ for d in deps],
+                  [int(d) for d in deps], result[-1]]
+if len(result) == 7:
+    out["capture_edges"] = [[type(e).__name__ for e in result[5]], [e.from_port for e in result[5]]]
 print(json.dumps(out))
 '''
 
@@ -74,6 +87,14 @@ def test_calls_through_a_fake_driver(package, fake_libcuda):
     assert "CUDA_LAUNCH_PARAMS" in out["record_list_type_error"]
     assert out["launch"] == [True, True]
     assert out["member"] == ["CUdeviceptr", 0x5000, 0x6000]
+    # (CUresult, bytes), as cuda.bindings returns them.
+    assert out["error_name"] == [2, "CUresult", True, "bytes", "CUDA_ERROR_FAKE"]
+    assert out["error_string_tuple"] == [2, True, "no error"]
+    # Binary data: all 8 bytes, NULs included.
+    assert out["luid"] == ["bytes", [1, 0, 2, 0, 3, 0, 4, 5], 3]
+    # Arrays the driver owns come back as lists of wrapper objects.
+    assert out["capture"] == [True, 1, 9, 0x77, ["CUgraphNode"] * 2, [0x100, 0x200], 2]
+    assert out["capture_edges"] == [["CUgraphEdgeData"] * 2, [1, 2]]
 
 
 # What the binding passes for `void *` arguments and kernel parameters, read back from the

@@ -753,6 +753,8 @@ fn class_label(class: &ParamClass) -> &'static str {
         ParamClass::KernelParams => "kernel parameters",
         ParamClass::Out(_) => "output",
         ParamClass::OutArray { .. } => "output array",
+        ParamClass::OutBytes { .. } => "output bytes",
+        ParamClass::OutBorrowed { .. } => "output array owned by the driver",
         ParamClass::InOut(_) => "in/out",
     }
 }
@@ -760,7 +762,7 @@ fn class_label(class: &ParamClass) -> &'static str {
 fn stub_type(p: &ParamView) -> String {
     match p.kind.as_str() {
         "out_bytes" | "out_string" => "bytes".into(),
-        "out_array" => "list".into(),
+        "out_array" | "out_borrowed" => "list".into(),
         "out_address" => "int".into(),
         _ if !p.class.is_empty() => p.class.clone(),
         _ => "int".into(),
@@ -918,6 +920,31 @@ fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, inout_names: 
                     p.class = class;
                 }
                 _ => unreachable!("out_class admits only the kinds above"),
+            }
+        }
+        ParamClass::OutBytes { len } => {
+            let pointee = pointee_of(api, ty);
+            p.cy_type = qualify(api, &pointee, &cy_decl(api, &pointee, ""));
+            p.len = py_ident(&len);
+            p.call = format!("<{c_type}>_a_{py}");
+            p.result = format!("_r_{py}");
+            p.kind = "out_bytes".into();
+            // Data, not text: every byte comes back.
+            p.element = "raw".into();
+        }
+        ParamClass::OutBorrowed { element, len } => {
+            let inner = pointee_of(api, &pointee_of(api, ty));
+            p.cy_type = qualify(api, &inner, &cy_decl(api, &inner, ""));
+            p.len = py_ident(&len);
+            p.call = format!("<{c_type}>&_o_{py}");
+            p.result = format!("_r_{py}");
+            p.kind = "out_borrowed".into();
+            p.element = element_conversion(&element).into();
+            match element {
+                ValueKind::Handle { class } | ValueKind::Scalar { class } | ValueKind::Record { class, .. } | ValueKind::Enum { class } => {
+                    p.class = class
+                }
+                _ => {}
             }
         }
         ParamClass::OutArray { element, len } => {

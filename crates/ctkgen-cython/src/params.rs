@@ -29,6 +29,11 @@ pub enum Override {
     KernelParams,
     /// An output array whose element count is another parameter.
     OutArray { len: String },
+    /// `char *` of `len` bytes that are data, not text: returned whole, NULs included.
+    OutBytes { len: String },
+    /// `const T **`: the callee points it at an array it owns; `len` names the output
+    /// parameter that says how many elements it holds.
+    OutBorrowed { len: String },
 }
 
 /// Per-function parameter overrides, read from TOML tables `[function] param = "kind"`, and
@@ -67,14 +72,20 @@ impl Overrides {
                     "array" => Override::Array,
                     "address" => Override::Address,
                     "kernel_params" => Override::KernelParams,
-                    other => match other.strip_prefix("out_array(").and_then(|r| r.strip_suffix(')')) {
-                        Some(len) => Override::OutArray { len: len.to_string() },
-                        None => {
+                    other => {
+                        let with_len = |prefix: &str| other.strip_prefix(prefix).and_then(|r| r.strip_suffix(')')).map(str::to_string);
+                        if let Some(len) = with_len("out_array(") {
+                            Override::OutArray { len }
+                        } else if let Some(len) = with_len("out_bytes(") {
+                            Override::OutBytes { len }
+                        } else if let Some(len) = with_len("out_borrowed(") {
+                            Override::OutBorrowed { len }
+                        } else {
                             return Err(CythonEmitError::Overrides(format!(
                                 "{function}.{param}: unknown kind `{other}`"
-                            )))
+                            )));
                         }
-                    },
+                    }
                 };
                 parsed.insert(param, value);
             }
@@ -115,6 +126,10 @@ pub enum ParamClass {
     /// `char *` or `T *` of `len` elements, allocated and returned. `len` names an input
     /// parameter, or an in/out one (`len_inout`) that says on return how many were written.
     OutArray { element: ValueKind, len: String },
+    /// `char *` of `len` bytes returned whole (binary data, NULs included).
+    OutBytes { len: String },
+    /// `const T **` pointed at a callee-owned array of `len` (an output) elements, copied out.
+    OutBorrowed { element: ValueKind, len: String },
     /// A scalar read and written back: passed in, returned.
     InOut(ValueKind),
 }
@@ -377,6 +392,16 @@ fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov:
             let element = if is_char { ValueKind::CharArray { len: 0 } } else { target };
             return decided(ParamClass::OutArray { element, len: len.clone() }, "override");
         }
+        Some(Override::OutBytes { len }) if is_char => {
+            return decided(ParamClass::OutBytes { len: len.clone() }, "override");
+        }
+        Some(Override::OutBytes { .. }) => return None,
+        Some(Override::OutBorrowed { len }) => {
+            let (inner, _) = pointer_parts(api, &pointee)?;
+            let element = value_kind(api, &inner);
+            return element_kind_ok(&element)
+                .then(|| Decision { class: ParamClass::OutBorrowed { element, len: len.clone() }, reason: "override" });
+        }
         Some(Override::Out) => return out_class(api, &pointee, target, "override"),
         Some(Override::InOut) => return inout_class(target, "override"),
         Some(Override::In) => return input_class(target, is_char, is_void, "override"),
@@ -579,7 +604,12 @@ mod tests {
 
     #[test]
     fn overrides_parse() {
-        let o = Overrides::parse("keep_gil = [\"cuB\"]\n[cuA]\nx = \"out\"\ny = \"out_array(n)\"\n").unwrap();
+        let o = Overrides::parse(
+            "keep_gil = [\"cuB\"]\n[cuA]\nx = \"out\"\ny = \"out_array(n)\"\nz = \"out_bytes(8)\"\nw = \"out_borrowed(n)\"\n",
+        )
+        .unwrap();
+        assert_eq!(o.get("cuA", "z"), Some(&Override::OutBytes { len: "8".into() }));
+        assert_eq!(o.get("cuA", "w"), Some(&Override::OutBorrowed { len: "n".into() }));
         assert_eq!(o.keep_gil, vec!["cuB".to_string()]);
         assert_eq!(o.get("cuA", "x"), Some(&Override::Out));
         assert_eq!(o.get("cuA", "y"), Some(&Override::OutArray { len: "n".into() }));

@@ -138,8 +138,41 @@ static int fake_get_error_name(int error, const char **name) {
     return 0;
 }
 
+/* cuDeviceGetLuid(char *luid, unsigned int *mask, CUdevice dev): 8 bytes with NULs inside. */
+static int fake_device_get_luid(char *luid, unsigned int *mask, int dev) {
+    (void)dev;
+    memcpy(luid, "\x01\x00\x02\x00\x03\x00\x04\x05", 8);
+    *mask = 3;
+    return 0;
+}
+
+/* cuStreamGetCaptureInfo: capturing (status 1), id 9, graph 0x77, two dependencies 0x100 and
+ * 0x200 in an array the driver owns, with edges whose from_port is 1 and 2. CUgraphEdgeData is
+ * 8 bytes: from_port, to_port, type, 5 reserved. */
+static void *const fake_capture_nodes[2] = {(void *)0x100, (void *)0x200};
+static const unsigned char fake_capture_edges[2][8] = {{1, 0, 0}, {2, 0, 0}};
+
+int cuStreamGetCaptureInfo_v3(void *stream, int *status, fake_u64 *id, void **graph, void *const **deps,
+                              const void **edges, size_t *count) {
+    (void)stream;
+    *status = 1;
+    *id = 9;
+    *graph = (void *)0x77;
+    *deps = fake_capture_nodes;
+    if (edges != NULL) {
+        *edges = fake_capture_edges;
+    }
+    *count = 2;
+    return 0;
+}
+
+/* The older signature, without edge data (CTKs before 13 map cuStreamGetCaptureInfo to it). */
+static int fake_stream_get_capture_info_v2(void *stream, int *status, fake_u64 *id, void **graph,
+                                           void *const **deps, size_t *count) {
+    return cuStreamGetCaptureInfo_v3(stream, status, id, graph, deps, NULL, count);
+}
+
 int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 flags, int *status) {
-    (void)version;
     (void)flags;
     if (strcmp(symbol, "cuCtxGetDevice") == 0) {
         *pfn = (void *)fake_ctx_get_device;
@@ -161,6 +194,10 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 fl
         *pfn = (void *)fake_launch_kernel;
     } else if (strcmp(symbol, "cuGetErrorName") == 0) {
         *pfn = (void *)fake_get_error_name;
+    } else if (strcmp(symbol, "cuDeviceGetLuid") == 0) {
+        *pfn = (void *)fake_device_get_luid;
+    } else if (strcmp(symbol, "cuStreamGetCaptureInfo") == 0) {
+        *pfn = version >= 12030 ? (void *)cuStreamGetCaptureInfo_v3 : (void *)fake_stream_get_capture_info_v2;
     } else {
         *pfn = (void *)fake_success;
     }
