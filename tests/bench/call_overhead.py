@@ -110,6 +110,7 @@ def main():
     ap.add_argument("--floor", required=True)
     ap.add_argument("--json")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--python-floor", help="folder holding the callfloor extension (python_floor.c)")
     args = ap.parse_args()
     sys.path.insert(0, args.package_dir)
     ours_module = importlib.import_module(f"{args.package}.driver")
@@ -120,14 +121,27 @@ def main():
     ours = Binding("ctkgen", ours_module, cubin, plain_ints=True)
     theirs = Binding(f"cuda.bindings {cuda.bindings.__version__}", theirs_module, cubin, plain_ints=False)
 
-    # Rounds alternate between the two bindings and the C floor; medians across rounds.
-    rounds = {"ours": [], "theirs": [], "floor": []}
+    callfloor = None
+    if args.python_floor:
+        sys.path.insert(0, args.python_floor)
+        import callfloor
+        callfloor.setup(int(ours.buf))
+
+    # Rounds alternate between the two bindings and the floors. Noise only ever adds time, so
+    # each figure is the lowest of the per-round medians.
+    rounds = {"ours": [], "theirs": [], "floor": [], "python_floor": []}
     for _ in range(args.rounds):
         rounds["ours"].append(ours.measure())
         rounds["theirs"].append(theirs.measure())
         floor = subprocess.run([args.floor, args.cubin], capture_output=True, text=True, check=True)
         rounds["floor"].append(json.loads(floor.stdout))
-    med = {k: {c: statistics.median(r[c] for r in v) for c in v[0]} for k, v in rounds.items()}
+        if callfloor:
+            rounds["python_floor"].append({
+                "noop": per_call_ns(callfloor.noop, 200000),
+                "get_device": per_call_ns(callfloor.get_device, 200000),
+                "encode": per_call_ns(callfloor.encode, 20000),
+            })
+    med = {k: {c: min(r[c] for r in v) for c in v[0]} for k, v in rounds.items() if v}
 
     def overhead_ratio(call):
         c = med["floor"][call]
@@ -149,6 +163,14 @@ def main():
     verdict = "met" if construct_ratio <= 1.0 else "NOT met"
     print(f"| CUtensorMap() construction | {med['ours']['construct']:.0f} | {med['theirs']['construct']:.0f} | - | {construct_ratio:.2f}x (time) | <= 1.0x | {verdict} |")
     print(f"\nkernelParams form: ctkgen {ours.params_form}; {theirs.name} {theirs.params_form}")
+    if "python_floor" in med:
+        pf = med["python_floor"]
+        print(f"\nfloor from Python (C extension, arguments prepared in C): empty call {pf['noop']:.0f} ns, "
+              f"cuCtxGetDevice {pf['get_device']:.0f} ns, cuTensorMapEncodeTiled {pf['encode']:.0f} ns")
+        for call in ("encode", "get_device"):
+            r = (med["ours"][call] - pf[call]) / (med["theirs"][call] - pf[call])
+            print(f"{call}: overhead over the Python floor: ctkgen {med['ours'][call] - pf[call]:.0f} ns, "
+                  f"cuda.bindings {med['theirs'][call] - pf[call]:.0f} ns, ratio {r:.2f}x")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"medians": med, "rounds": rounds, "ours_params": ours.params_form, "theirs_params": theirs.params_form}, f, indent=1)
