@@ -84,22 +84,21 @@ class Binding:
     def launch_with(self, params):
         return self.m.cuLaunchKernel(self.fn, 1, 1, 1, 32, 1, 1, 0, 0, params, 0)
 
-    def measure(self):
-        m = self.m
-        out = {}
-        out["encode"] = per_call_ns(self.encode, 20000)
-        out["get_device"] = per_call_ns(m.cuCtxGetDevice, 200000)
-        out["construct"] = per_call_ns(m.CUtensorMap, 200000)
-        params, launch = self.params, self.launch_with
-        samples = []
-        for _ in range(15):
-            check(m.cuCtxSynchronize())
-            samples.append(per_call_ns(lambda: launch(params), 200, reps=1))
-        out["launch"] = statistics.median(samples)
-        check(m.cuCtxSynchronize())
+    def calls(self):
+        """The timed calls: name -> (function, calls per sample)."""
+        m, params, launch = self.m, self.params, self.launch_with
         host = bytearray(64)
-        out["htod64"] = per_call_ns(lambda: m.cuMemcpyHtoD(self.buf, host, 64), 2000)
-        return out
+        return {
+            "encode": (self.encode, 5000),
+            "get_device": (m.cuCtxGetDevice, 50000),
+            "construct": (m.CUtensorMap, 50000),
+            # 200 launches per sample keep the launch queue far from full.
+            "launch": (lambda: launch(params), 200),
+            "htod64": (lambda: m.cuMemcpyHtoD(self.buf, host, 64), 1000),
+        }
+
+    def sync(self):
+        check(self.m.cuCtxSynchronize())
 
 
 def main():
@@ -127,25 +126,42 @@ def main():
         import callfloor
         callfloor.setup(int(ours.buf))
 
-    # Rounds alternate between the two bindings and the floors. Noise only ever adds time, so
-    # each figure is the lowest of the per-round medians.
-    rounds = {"ours": [], "theirs": [], "floor": [], "python_floor": []}
+    # The host is shared and its speed drifts, so the bindings are timed in pairs, one sample of
+    # each back to back, and every ratio is the median of the per-pair ratios. The C floor runs
+    # in its own process between pairs; its lowest sample is used.
+    ours_calls, theirs_calls = ours.calls(), theirs.calls()
+    samples = {k: {c: [] for c in ours_calls} for k in ("ours", "theirs")}
+    floors = []
+    python_floor = {"noop": [], "get_device": [], "encode": []}
     for _ in range(args.rounds):
-        rounds["ours"].append(ours.measure())
-        rounds["theirs"].append(theirs.measure())
+        for call in ours_calls:
+            for _ in range(5):
+                for side, table in (("ours", ours_calls), ("theirs", theirs_calls)):
+                    fn, n = table[call]
+                    if call == "launch":
+                        (ours if side == "ours" else theirs).sync()
+                    samples[side][call].append(per_call_ns(fn, n, reps=1))
+            ours.sync()
         floor = subprocess.run([args.floor, args.cubin], capture_output=True, text=True, check=True)
-        rounds["floor"].append(json.loads(floor.stdout))
+        floors.append(json.loads(floor.stdout))
         if callfloor:
-            rounds["python_floor"].append({
-                "noop": per_call_ns(callfloor.noop, 200000),
-                "get_device": per_call_ns(callfloor.get_device, 200000),
-                "encode": per_call_ns(callfloor.encode, 20000),
-            })
-    med = {k: {c: min(r[c] for r in v) for c in v[0]} for k, v in rounds.items() if v}
+            python_floor["noop"].append(per_call_ns(callfloor.noop, 50000))
+            python_floor["get_device"].append(per_call_ns(callfloor.get_device, 50000))
+            python_floor["encode"].append(per_call_ns(callfloor.encode, 5000))
+    c_floor = {c: min(f[c] for f in floors) for c in floors[0]}
+    med = {
+        "ours": {c: statistics.median(v) for c, v in samples["ours"].items()},
+        "theirs": {c: statistics.median(v) for c, v in samples["theirs"].items()},
+        "floor": c_floor,
+    }
+    if callfloor:
+        med["python_floor"] = {c: min(v) for c, v in python_floor.items()}
+    rounds = {"samples": samples, "floor": floors, "python_floor": python_floor}
 
-    def overhead_ratio(call):
-        c = med["floor"][call]
-        return (med["ours"][call] - c) / (med["theirs"][call] - c)
+    def overhead_ratio(call, floor=None):
+        c = (floor or med["floor"])[call]
+        pairs = zip(samples["ours"][call], samples["theirs"][call])
+        return statistics.median((o - c) / (t - c) for o, t in pairs)
 
     targets = {"encode": 0.25, "get_device": 0.5, "launch": 0.5}
     rows = []
@@ -154,8 +170,9 @@ def main():
         target = targets.get(call)
         verdict = "" if target is None else ("met" if ratio <= target else "NOT met")
         rows.append((label, med["ours"][call], med["theirs"][call], med["floor"][call], ratio, target, verdict))
-    construct_ratio = med["ours"]["construct"] / med["theirs"]["construct"]
+    construct_ratio = statistics.median(o / t for o, t in zip(samples["ours"]["construct"], samples["theirs"]["construct"]))
 
+    print(f"medians of {len(samples['ours']['encode'])} paired samples per call; ratios are medians of per-pair ratios\n")
     print(f"| call | ctkgen ns | {theirs.name} ns | C ns | overhead ratio | target | |")
     print("|---|---|---|---|---|---|---|")
     for label, o, t, c, r, target, verdict in rows:
@@ -168,7 +185,7 @@ def main():
         print(f"\nfloor from Python (C extension, arguments prepared in C): empty call {pf['noop']:.0f} ns, "
               f"cuCtxGetDevice {pf['get_device']:.0f} ns, cuTensorMapEncodeTiled {pf['encode']:.0f} ns")
         for call in ("encode", "get_device"):
-            r = (med["ours"][call] - pf[call]) / (med["theirs"][call] - pf[call])
+            r = overhead_ratio(call, pf)
             print(f"{call}: overhead over the Python floor: ctkgen {med['ours'][call] - pf[call]:.0f} ns, "
                   f"cuda.bindings {med['theirs'][call] - pf[call]:.0f} ns, ratio {r:.2f}x")
     if args.json:
