@@ -150,6 +150,8 @@ pub struct ParamView {
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionView {
     pub name: String,
+    /// The name `cuGetProcAddress` is asked for with `first_version` (the IR's `lookup_name`).
+    pub lookup_name: String,
     pub symbol: String,
     pub per_thread_symbol: Option<String>,
     pub first_version: u32,
@@ -723,6 +725,7 @@ fn functions(api: &Api, options: &CythonOptions) -> (Vec<FunctionView>, Vec<Stri
         stub_returns.extend(params.iter().filter(|p| !p.result.is_empty()).map(|p| stub_type(p)));
         views.push(FunctionView {
             name: function.name.clone(),
+            lookup_name: function.lookup_name.clone(),
             symbol: function.symbol.clone(),
             per_thread_symbol: function.per_thread_symbol.clone(),
             first_version: function.first_version.unwrap_or(0),
