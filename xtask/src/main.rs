@@ -31,6 +31,12 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Generate the Rust crate of every CTK (or one) and build and test each with cargo.
+    RustCrates {
+        /// One CTK instead of every CTK in the catalogue.
+        #[arg(long)]
+        ctk: Option<String>,
+    },
     /// Compare two CTKs by ABI. Exit 0: identical, 1: compatible additions, 2: incompatible
     /// changes, 3: the comparison itself failed.
     Diff(DiffArgs),
@@ -256,6 +262,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Headers(command) => headers(&ws, command),
         Command::Test => test(&ws),
+        Command::RustCrates { ctk } => rust_crates(&ws, ctk),
         Command::GpuTest { prepare_only } => gpu_test(&ws, prepare_only),
         Command::Bench(args) => bench(&ws, args),
         Command::Diff(args) => {
@@ -674,6 +681,57 @@ fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
         target("all CTKs, both languages (generate --all)", format!("{all:.2} s"), "<= 3 s", all <= 3.0);
     }
     println!("load average at end: {}", load_average());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
+    let releases: Vec<String> = match ctk {
+        Some(query) => vec![ws.catalogue()?.resolve(&query)?.ctk.clone()],
+        None => ws.catalogue()?.newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect(),
+    };
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // One target folder for all of them, so libloading builds once.
+    let target_dir = ws.root.join("target").join("ctkgen").join("rust-crates-target");
+    let mut failed = Vec::new();
+    for ctk in &releases {
+        let source = HeaderSource::Ctk(ctk.clone());
+        let headers = ctkgen::resolve_headers(ws, &source)?;
+        let api = ctkgen::read_api(ws, &headers, &ReadOptions::default()).with_context(|| format!("reading {ctk}"))?;
+        let options = ctkgen::GenerateOptions {
+            languages: Languages::Rust,
+            python_package: String::new(),
+            legacy_inline_layout: false,
+            command: format!("cargo xtask generate --ctk {ctk}"),
+        };
+        let out = ws.default_output(ctk);
+        let files = ctkgen::emit(&api, &headers, &options)?;
+        // Only the rust/ part of the output folder is this command's.
+        let rust: Vec<ctkgen_ir::OutputFile> = files
+            .into_iter()
+            .filter_map(|f| f.path.strip_prefix("rust/").map(|p| ctkgen_ir::OutputFile { path: p.to_string(), contents: f.contents }))
+            .collect();
+        let dir = out.join("rust");
+        ctkgen::write_tree(&dir, &rust)?;
+        for step in ["build", "test"] {
+            println!("==> {ctk}: cargo {step}");
+            let status = std::process::Command::new(&cargo)
+                .args([step, "--quiet", "--manifest-path"])
+                .arg(dir.join("Cargo.toml"))
+                .arg("--target-dir")
+                .arg(&target_dir)
+                .status()
+                .with_context(|| format!("cannot run cargo {step}"))?;
+            if !status.success() {
+                failed.push(format!("{ctk} ({step})"));
+                break;
+            }
+        }
+    }
+    println!("rust crates: {} passed, {} failed", releases.len() - failed.len(), failed.len());
+    if !failed.is_empty() {
+        println!("failed: {}", failed.join(", "));
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
