@@ -17,13 +17,12 @@ cdef class Extent(_Record):
     _ctkgen_size = 8
     _ctkgen_align = 4
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 4, "Extent")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def width(self):
@@ -54,13 +53,12 @@ cdef class Resource(_Record):
     _ctkgen_size = 152
     _ctkgen_align = 8
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 8, "Resource")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def kind(self):
@@ -124,13 +122,12 @@ cdef class Resource__points(_Record):
     _ctkgen_size = 4
     _ctkgen_align = 2
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 2, "Resource__points")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def x(self):
@@ -161,13 +158,12 @@ cdef class Resource__res(_Record):
     _ctkgen_size = 128
     _ctkgen_align = 8
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 8, "Resource__res")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def array(self):
@@ -211,13 +207,12 @@ cdef class Resource__res__array(_Record):
     _ctkgen_size = 8
     _ctkgen_align = 8
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 8, "Resource__res__array")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def handle(self):
@@ -238,13 +233,12 @@ cdef class Resource__res__linear(_Record):
     _ctkgen_size = 16
     _ctkgen_align = 8
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 8, "Resource__res__linear")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def ptr(self):

@@ -16,13 +16,12 @@ cdef class CAligned(_Record):
     _ctkgen_size = 64
     _ctkgen_align = 32
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        _own_block(self, sizeof(cydriver.CAligned), 32)
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 32, "CAligned")
+            return
+        _own_block(self, sizeof(cydriver.CAligned), 32)
 
     @property
     def tag(self):

@@ -18,13 +18,12 @@ cdef class HoldsAlignedTypedef(_Record):
     _ctkgen_size = 32
     _ctkgen_align = 16
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 16, "HoldsAlignedTypedef")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def c(self):
@@ -54,13 +53,12 @@ cdef class MacroAligned(_Record):
     _ctkgen_size = 32
     _ctkgen_align = 32
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        _own_block(self, sizeof(cydriver.MacroAligned), 32)
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 32, "MacroAligned")
+            return
+        _own_block(self, sizeof(cydriver.MacroAligned), 32)
 
     @property
     def y(self):
@@ -80,13 +78,12 @@ cdef class StructAligned(_Record):
     _ctkgen_size = 64
     _ctkgen_align = 64
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        _own_block(self, sizeof(cydriver.StructAligned), 64)
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 64, "StructAligned")
+            return
+        _own_block(self, sizeof(cydriver.StructAligned), 64)
 
     @property
     def x(self):

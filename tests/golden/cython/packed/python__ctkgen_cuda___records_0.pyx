@@ -17,13 +17,12 @@ cdef class Packed(_Record):
     _ctkgen_size = 13
     _ctkgen_align = 1
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 1, "Packed")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def c(self):
@@ -64,13 +63,12 @@ cdef class PragmaPacked(_Record):
     _ctkgen_size = 6
     _ctkgen_align = 2
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 2, "PragmaPacked")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def c(self):

@@ -17,13 +17,12 @@ cdef class PackedAligned(_Record):
     _ctkgen_size = 8
     _ctkgen_align = 8
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        self._pvt_addr = &self._pvt_val
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 8, "PackedAligned")
+            return
+        self._pvt_addr = &self._pvt_val
 
     @property
     def c(self):

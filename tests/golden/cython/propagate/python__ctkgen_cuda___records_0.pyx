@@ -16,13 +16,12 @@ cdef class ArrayOfDescriptors(_Record):
     _ctkgen_size = 512
     _ctkgen_align = 128
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        _own_block(self, sizeof(cydriver.ArrayOfDescriptors), 128)
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 128, "ArrayOfDescriptors")
+            return
+        _own_block(self, sizeof(cydriver.ArrayOfDescriptors), 128)
 
     @property
     def items(self):
@@ -55,13 +54,12 @@ cdef class Descriptor(_Record):
     _ctkgen_size = 128
     _ctkgen_align = 128
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        _own_block(self, sizeof(cydriver.Descriptor), 128)
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 128, "Descriptor")
+            return
+        _own_block(self, sizeof(cydriver.Descriptor), 128)
 
     @property
     def opaque(self):
@@ -84,13 +82,12 @@ cdef class Holder(_Record):
     _ctkgen_size = 256
     _ctkgen_align = 128
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        _own_block(self, sizeof(cydriver.Holder), 128)
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 128, "Holder")
+            return
+        _own_block(self, sizeof(cydriver.Holder), 128)
 
     @property
     def tag(self):
@@ -120,13 +117,12 @@ cdef class MaybeDescriptor(_Record):
     _ctkgen_size = 128
     _ctkgen_align = 128
 
-    # No arguments here: the binding's own constructions skip argument parsing; __init__ takes them.
-    def __cinit__(self):
-        _own_block(self, sizeof(cydriver.MaybeDescriptor), 128)
-
-    def __init__(self, size_t _ptr=0):
+    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
+    def __cinit__(self, size_t _ptr=0):
         if _ptr != 0:
             _record_init(self, _ptr, 128, "MaybeDescriptor")
+            return
+        _own_block(self, sizeof(cydriver.MaybeDescriptor), 128)
 
     @property
     def desc(self):
