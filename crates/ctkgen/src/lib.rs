@@ -181,29 +181,31 @@ pub struct GenerateOptions {
 pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
     // The two emitters are independent: run them side by side.
     let (cython, rust) = rayon::join(
-        || if options.languages.cython() { emit_cython(api, headers, options) } else { Ok(Vec::new()) },
+        || if options.languages.cython() { emit_cython(api, options) } else { Ok(Vec::new()) },
         || if options.languages.rust() { emit_rust(api, options) } else { Ok(Vec::new()) },
     );
     let mut files = cython?;
     files.extend(rust?);
+    if options.languages.cython() {
+        // Read only now, once the emitters' working memory is gone: this is the run's peak.
+        for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()) {
+            let contents = std::fs::read_to_string(header).map_err(|source| PipelineError::Read { path: header.clone(), source })?;
+            let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            files.push(OutputFile { path: format!("python/include/{name}"), contents });
+        }
+    }
     files.sort();
     Ok(files)
 }
 
-fn emit_cython(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
+fn emit_cython(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
     let cython = ctkgen_cython::CythonOptions {
         python_package: options.python_package.clone(),
         command: options.command.clone(),
         legacy_inline_layout: options.legacy_inline_layout,
         ..ctkgen_cython::CythonOptions::default()
     };
-    let mut files = ctkgen_cython::emit(api, &cython)?;
-    for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()) {
-        let contents = std::fs::read_to_string(header).map_err(|source| PipelineError::Read { path: header.clone(), source })?;
-        let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        files.push(OutputFile { path: format!("python/include/{name}"), contents });
-    }
-    Ok(files)
+    Ok(ctkgen_cython::emit(api, &cython)?)
 }
 
 fn emit_rust(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {

@@ -75,7 +75,25 @@ fn read_file(path: &Path) -> Result<Vec<u8>, PipelineError> {
 /// length is not read: most changed files change length, and unchanged ones are the only ones
 /// worth the read.
 fn holds(path: &Path, len: u64, contents: &str) -> Result<bool, PipelineError> {
-    Ok(len == contents.len() as u64 && read_file(path)? == contents.as_bytes())
+    if len != contents.len() as u64 {
+        return Ok(false);
+    }
+    // Compared a piece at a time: the old tree never sits in memory beside the new one.
+    use std::io::Read;
+    let read_err = |source| PipelineError::Read { path: path.to_path_buf(), source };
+    let mut file = fs::File::open(path).map_err(read_err)?;
+    let mut buffer = [0u8; 64 * 1024];
+    let mut expected = contents.as_bytes();
+    loop {
+        let n = file.read(&mut buffer).map_err(|source| PipelineError::Read { path: path.to_path_buf(), source })?;
+        if n == 0 {
+            return Ok(expected.is_empty());
+        }
+        if n > expected.len() || buffer[..n] != expected[..n] {
+            return Ok(false);
+        }
+        expected = &expected[n..];
+    }
 }
 
 /// Compares `files` with the tree at `dir` without touching it.
