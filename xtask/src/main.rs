@@ -234,7 +234,7 @@ fn tune_allocator() {
     // SAFETY: mallopt only sets allocator parameters; called before any other thread exists.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 * 1024);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 * 1024);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 128 * 1024);
     }
 }
