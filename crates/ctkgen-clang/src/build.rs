@@ -256,24 +256,23 @@ impl<'tu> Builder<'tu> {
             _ => ir::RecordKind::Struct,
         };
         let anonymous = self.is_untagged(decl);
+        // A forward declaration only (an opaque handle's struct) stays incomplete and empty.
+        let mut record = ir::Record {
+            name: name.clone(),
+            kind,
+            anonymous,
+            parent,
+            typedef_name,
+            complete: false,
+            size: 0,
+            align: 0,
+            packed: false,
+            fields: Vec::new(),
+            explicit_alignments: Vec::new(),
+            doc: self.doc(decl),
+        };
         let Some(def) = decl.definition() else {
-            self.records.insert(
-                name.clone(),
-                ir::Record {
-                    name,
-                    kind,
-                    anonymous,
-                    parent,
-                    typedef_name,
-                    complete: false,
-                    size: 0,
-                    align: 0,
-                    packed: false,
-                    fields: Vec::new(),
-                    explicit_alignments: Vec::new(),
-                    doc: self.doc(decl),
-                },
-            );
+            self.records.insert(name, record);
             return Ok(());
         };
         let ty = def.ty();
@@ -353,23 +352,14 @@ impl<'tu> Builder<'tu> {
             });
         }
 
-        self.records.insert(
-            name.clone(),
-            ir::Record {
-                name,
-                kind,
-                anonymous,
-                parent,
-                typedef_name,
-                complete: true,
-                size: size as u64,
-                align: align as u64,
-                packed,
-                fields,
-                explicit_alignments: explicit,
-                doc: self.doc(def),
-            },
-        );
+        record.complete = true;
+        record.size = size as u64;
+        record.align = align as u64;
+        record.packed = packed;
+        record.fields = fields;
+        record.explicit_alignments = explicit;
+        record.doc = self.doc(def);
+        self.records.insert(name, record);
         Ok(())
     }
 

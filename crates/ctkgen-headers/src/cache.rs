@@ -65,6 +65,13 @@ impl Cache {
     }
 
     /// Runs `work` while holding the lock named `name`; other processes and threads wait.
+    /// A fresh folder under `wheels/` for one pip download; removed when dropped, so a failed
+    /// or interrupted fetch leaves nothing behind.
+    pub(crate) fn download_dir(&self) -> Result<tempfile::TempDir, HeadersError> {
+        let wheels_dir = self.dir(Path::new("wheels"))?;
+        tempfile::Builder::new().prefix(".download-").tempdir_in(&wheels_dir).map_err(|source| unwritable(&wheels_dir, source))
+    }
+
     pub(crate) fn with_lock<T>(
         &self,
         name: &str,
@@ -126,11 +133,7 @@ fn download_and_install(
     pip: &Pip,
     include_dir: &Path,
 ) -> Result<(), HeadersError> {
-    let wheels_dir = cache.dir(Path::new("wheels"))?;
-    let download = tempfile::Builder::new()
-        .prefix(".download-")
-        .tempdir_in(&wheels_dir)
-        .map_err(|source| unwritable(&wheels_dir, source))?;
+    let download = cache.download_dir()?;
     let requirement = format!("{}=={}", release.package, release.wheel_version);
     let wheel_path =
         pip.download_wheel(&requirement, &release.wheel_platforms(), download.path())?;

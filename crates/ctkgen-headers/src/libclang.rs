@@ -271,11 +271,7 @@ fn install_library(
     pinned: &PinnedWheel,
     library: &Path,
 ) -> Result<(), HeadersError> {
-    let wheels_dir = cache.dir(Path::new("wheels"))?;
-    let download = tempfile::Builder::new()
-        .prefix(".download-")
-        .tempdir_in(&wheels_dir)
-        .map_err(|source| unwritable(&wheels_dir, source))?;
+    let download = cache.download_dir()?;
     let platform = pinned
         .wheel_file
         .trim_end_matches(".whl")
