@@ -37,3 +37,25 @@ def test_imports_and_reports_missing_driver(package):
     assert out["scalar"] == [7, -1]
     assert out["tensor_map"][0] is True and out["tensor_map"][1] == 0
     assert out["n_functions"] > 400
+
+
+MEMBERS = r'''
+import json
+import ctkgen_cuda.driver as cuda
+copy = cuda.CUDA_MEMCPY2D()
+dptr = cuda.CUdeviceptr(0x1234500)
+copy.srcHost = dptr          # a `void *` member: the wrapper's value, as for `void *` arguments
+buf = bytearray(16)
+copy.dstHost = buf           # a buffer: its data
+launch = cuda.CUDA_LAUNCH_PARAMS()
+params = cuda.CUdeviceptr(7)
+launch.kernelParams = params # a typed pointer (`void **`): the address of the wrapper's storage
+print(json.dumps([copy.srcHost, copy.dstHost != 0, launch.kernelParams == params.getPtr()]))
+'''
+
+
+def test_void_pointer_members_take_wrapper_values(package):
+    ctk, path = package
+    result = python(path, MEMBERS)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [0x1234500, True, True]

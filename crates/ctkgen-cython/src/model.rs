@@ -86,6 +86,9 @@ pub struct MemberView {
     pub cy_type: String,
     /// For arrays: Cython spelling of the element type.
     pub element_cy_type: String,
+    /// A `void *` member: it takes a wrapper's value (a CUdeviceptr's address), as `void *`
+    /// arguments do, not the address of the wrapper's storage.
+    pub void_pointer: bool,
     pub doc: String,
 }
 
@@ -602,6 +605,7 @@ fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 kind: supported_member(kind),
                 cy_type: qualify(api, &field.ty, &cy_decl(api, &field.ty, "")),
                 element_cy_type,
+                void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
                 doc: field.doc.as_deref().map(docstring).unwrap_or_default(),
             });
         });

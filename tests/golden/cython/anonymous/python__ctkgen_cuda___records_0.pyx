@@ -222,7 +222,7 @@ cdef class Resource__res__array(_Record):
     @handle.setter
     def handle(self, value):
         cdef cydriver.Resource__res__array* p = <cydriver.Resource__res__array*>self._pvt_addr
-        p.handle = <void *>_keep_addr(self, "handle", value)
+        p.handle = <void *>_keep_addr(self, "handle", value, True)
 
 
 cdef class Resource__res__linear(_Record):
@@ -248,7 +248,7 @@ cdef class Resource__res__linear(_Record):
     @ptr.setter
     def ptr(self, value):
         cdef cydriver.Resource__res__linear* p = <cydriver.Resource__res__linear*>self._pvt_addr
-        p.ptr = <void *>_keep_addr(self, "ptr", value)
+        p.ptr = <void *>_keep_addr(self, "ptr", value, True)
 
     @property
     def size(self):

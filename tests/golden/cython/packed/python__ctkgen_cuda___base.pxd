@@ -33,7 +33,7 @@ cdef int _check_aligned(size_t address, size_t alignment, str name) except -1
 cdef void* _addr_of(object value) except? NULL
 cdef void* _void_ptr(object value) except? NULL
 cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, void*** out, Py_ssize_t* count)
-cdef void* _keep_addr(_Record owner, str member, object value) except? NULL
+cdef void* _keep_addr(_Record owner, str member, object value, bint void_pointer) except? NULL
 cdef void* _handle_addr(object value) except? NULL
 cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL
 cdef object _enum_value(dict members, long long value)

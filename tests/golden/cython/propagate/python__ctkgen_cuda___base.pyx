@@ -289,8 +289,10 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
     return keep
 
 
-cdef void* _keep_addr(_Record owner, str member, object value) except? NULL:
-    cdef void* address = _addr_of(value)
+cdef void* _keep_addr(_Record owner, str member, object value, bint void_pointer) except? NULL:
+    # A `void *` member reads a wrapper as a `void *` argument does (its value); a typed
+    # pointer member takes the address of the wrapper's storage.
+    cdef void* address = _void_ptr(value) if void_pointer else _addr_of(value)
     if owner._refs is None:
         owner._refs = {}
     if value is None or isinstance(value, int):
