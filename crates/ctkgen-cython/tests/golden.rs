@@ -1,6 +1,7 @@
 //! Golden snapshots: the Cython output for each fixture header's IR under `tests/golden/cython/`.
 //! Accept new output with `CTKGEN_ACCEPT=1 cargo test -p ctkgen-cython --test golden`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use ctkgen_cython::{emit, CythonOptions};
@@ -14,37 +15,60 @@ fn options() -> CythonOptions {
     CythonOptions { command: "cargo xtask generate --lang cython".into(), ..CythonOptions::default() }
 }
 
+/// Where one output's golden copy lives: files every fixture renders identically are kept once
+/// under `_shared/`, so a change to the fixed parts of the package shows as one diff, not nine.
+fn golden_path(case: Option<&str>, path: &str) -> PathBuf {
+    golden_dir().join(case.unwrap_or("_shared")).join(path.replace('/', "__"))
+}
+
 #[test]
 fn fixture_headers_match_golden_output() {
     let accept = std::env::var_os("CTKGEN_ACCEPT").is_some();
-    let mut cases = 0;
     let mut entries: Vec<_> = std::fs::read_dir(golden_dir()).unwrap().flatten().map(|e| e.path()).collect();
     entries.sort();
-    let mut mismatches = Vec::new();
+    // case -> (path -> contents)
+    let mut outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for path in entries {
         let Some(case) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".ir.json")) else {
             continue;
         };
-        cases += 1;
         let api = Api::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let files = emit(&api, &options()).unwrap_or_else(|e| panic!("{case}: {e}"));
         let twice = emit(&api, &options()).unwrap();
         assert_eq!(files, twice, "{case}: output is not deterministic");
-        for file in files {
-            // One snapshot file per output, flattened: `<case>/<path with / as __>`.
-            let golden = golden_dir().join(case).join(file.path.replace('/', "__"));
-            if accept {
-                std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
-                std::fs::write(&golden, &file.contents).unwrap();
-            } else {
-                match std::fs::read_to_string(&golden) {
-                    Ok(expected) if expected == file.contents => {}
-                    _ => mismatches.push(golden.display().to_string()),
-                }
-            }
+        outputs.insert(case.to_string(), files.into_iter().map(|f| (f.path, f.contents)).collect());
+    }
+    assert!(!outputs.is_empty(), "no fixture IR under {}", golden_dir().display());
+
+    let mut expected: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for (case, files) in &outputs {
+        for (path, contents) in files {
+            let shared = outputs.values().all(|other| other.get(path) == Some(contents));
+            let golden = golden_path((!shared).then_some(case.as_str()), path);
+            expected.insert(golden, contents.clone());
         }
     }
-    assert!(cases > 0, "no fixture IR under {}", golden_dir().display());
+    // Golden files nothing produces any more are stale too.
+    let mut on_disk: BTreeSet<PathBuf> = BTreeSet::new();
+    for dir in std::fs::read_dir(golden_dir()).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
+        on_disk.extend(std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()));
+    }
+    if accept {
+        for stale in on_disk.iter().filter(|p| !expected.contains_key(*p)) {
+            std::fs::remove_file(stale).unwrap();
+        }
+        for (golden, contents) in &expected {
+            std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+            std::fs::write(golden, contents).unwrap();
+        }
+        return;
+    }
+    let mut mismatches: Vec<String> = expected
+        .iter()
+        .filter(|(golden, contents)| std::fs::read_to_string(golden).ok().as_ref() != Some(*contents))
+        .map(|(golden, _)| golden.display().to_string())
+        .collect();
+    mismatches.extend(on_disk.iter().filter(|p| !expected.contains_key(*p)).map(|p| format!("{} (not produced)", p.display())));
     assert!(mismatches.is_empty(), "stale golden files (accept with CTKGEN_ACCEPT=1): {mismatches:#?}");
 }
 
