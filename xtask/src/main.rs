@@ -259,8 +259,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let ws = workspace();
     match cli.command {
         Command::Ir(args) => {
-            let headers = ctkgen::resolve_headers(&ws, &args.source.source()?)?;
-            let api = ctkgen::read_api(&ws, &headers, &args.read.options()?)?;
+            let (_, api) = read_source(&ws, &args.source.source()?, &args.read.options()?)?;
             let text = match args.format {
                 IrFormat::Json => api.to_json(),
                 IrFormat::Abi => ctkgen_ir::abi::summary(&api),
@@ -269,8 +268,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Oracle(args) => {
-            let headers = ctkgen::resolve_headers(&ws, &args.source.source()?)?;
-            let api = ctkgen::read_api(&ws, &headers, &args.read.options()?)?;
+            let (headers, api) = read_source(&ws, &args.source.source()?, &args.read.options()?)?;
             let name = headers.main_header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             emit_text(args.output.as_deref(), &ctkgen::oracle::c_source(&api, &name))?;
             Ok(ExitCode::SUCCESS)
@@ -282,8 +280,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench(args) => bench(&ws, args),
         Command::Diff(args) => {
             let read = |ctk: &str| -> Result<ctkgen_ir::Api> {
-                let headers = ctkgen::resolve_headers(&ws, &HeaderSource::Ctk(ctk.to_string()))?;
-                ctkgen::read_api(&ws, &headers, &ReadOptions::default()).with_context(|| format!("reading {ctk}"))
+                Ok(read_source(&ws, &HeaderSource::Ctk(ctk.to_string()), &ReadOptions::default())?.1)
             };
             let (old, new) = (read(&args.from)?, read(&args.to)?);
             let diff = ctkgen_diff::diff(&old, &new);
@@ -296,6 +293,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::AbiSummaries { check } => abi_summaries(&ws, check),
         Command::Generate(args) => generate(&ws, args),
     }
+}
+
+/// The headers of a source, fetched if needed, and their model.
+fn read_source(ws: &Workspace, source: &HeaderSource, read: &ReadOptions) -> Result<(ctkgen_headers::HeaderSet, ctkgen_ir::Api)> {
+    let headers = ctkgen::resolve_headers(ws, source)?;
+    let api = ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
+    Ok((headers, api))
 }
 
 fn emit_text(output: Option<&Path>, text: &str) -> Result<()> {
@@ -398,14 +402,13 @@ fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
 
 /// Generates one source and returns what to print about it.
 fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, languages: Languages, read: &ReadOptions) -> Result<String> {
-    let headers = ctkgen::resolve_headers(ws, source)?;
+    let (headers, api) = read_source(ws, source, read)?;
     let label = ctkgen::source_label(&headers);
     let command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
         HeaderSource::Header(p) => format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy()),
         HeaderSource::CudaHome(_) => format!("cargo xtask generate --cuda-home <CUDA {label}>"),
     };
-    let api = ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {label}"))?;
     let options = ctkgen::GenerateOptions {
         languages,
         python_package: args.python_package.clone(),
@@ -493,8 +496,7 @@ fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
     let files: Vec<ctkgen_ir::OutputFile> = releases
         .par_iter()
         .map(|ctk| -> Result<ctkgen_ir::OutputFile> {
-            let headers = ctkgen::resolve_headers(ws, &HeaderSource::Ctk(ctk.clone()))?;
-            let api = ctkgen::read_api(ws, &headers, &ReadOptions::default()).with_context(|| format!("reading {ctk}"))?;
+            let (_, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
             let minor: String = ctk.split('.').take(2).collect::<Vec<_>>().join(".");
             Ok(ctkgen_ir::OutputFile { path: format!("{minor}.txt"), contents: ctkgen_ir::abi::summary(&api) })
         })
@@ -709,9 +711,7 @@ fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
     let target_dir = ws.root.join("target").join("ctkgen").join("rust-crates-target");
     let mut failed = Vec::new();
     for ctk in &releases {
-        let source = HeaderSource::Ctk(ctk.clone());
-        let headers = ctkgen::resolve_headers(ws, &source)?;
-        let api = ctkgen::read_api(ws, &headers, &ReadOptions::default()).with_context(|| format!("reading {ctk}"))?;
+        let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
         let options = ctkgen::GenerateOptions {
             languages: Languages::Rust,
             python_package: String::new(),
@@ -817,8 +817,7 @@ fn test(ws: &Workspace) -> Result<ExitCode> {
     let _ = std::fs::remove_dir_all(&ir_dir);
     std::fs::create_dir_all(&ir_dir).with_context(|| format!("cannot create {}", ir_dir.display()))?;
     for ctk in crate_test_ctks(ws)? {
-        let headers = ctkgen::resolve_headers(ws, &HeaderSource::Ctk(ctk.clone()))?;
-        let api = ctkgen::read_api(ws, &headers, &ReadOptions::default()).with_context(|| format!("reading {ctk}"))?;
+        let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
         emit_text(Some(&ir_dir.join(format!("{}.json", ctkgen::source_label(&headers)))), &api.to_json())?;
     }
     std::env::set_var("CTKGEN_IR_DIR", &ir_dir);
