@@ -369,13 +369,13 @@ fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
 
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
     let progress = Progress::new(sources.len() as u64);
-    let outcomes: Vec<Result<String>> = pool.install(|| {
+    let outcomes: Vec<Result<Generated>> = pool.install(|| {
         use rayon::prelude::*;
         sources
             .par_iter()
             .map(|source| {
                 let outcome = generate_one(ws, source, &args, languages, &read);
-                progress.finished(outcome.as_ref().map(String::as_str).unwrap_or("failed"));
+                progress.finished(outcome.as_ref().map(|g| g.label.as_str()).unwrap_or("failed"));
                 outcome
             })
             .collect()
@@ -386,9 +386,9 @@ fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     let mut first_error = None;
     for outcome in outcomes {
         match outcome {
-            Ok(report) => {
-                stale |= report.contains("stale:") || report.contains("missing:") || report.contains("not generated:");
-                print!("{report}");
+            Ok(generated) => {
+                stale |= generated.stale;
+                print!("{}", generated.report);
             }
             Err(e) if first_error.is_none() => first_error = Some(e),
             Err(_) => {}
@@ -400,8 +400,17 @@ fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     Ok(if stale { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Generates one source and returns what to print about it.
-fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, languages: Languages, read: &ReadOptions) -> Result<String> {
+/// What one source's generation did.
+struct Generated {
+    label: String,
+    /// What to print about it.
+    report: String,
+    /// With --check: the output differs from what generation would write.
+    stale: bool,
+}
+
+/// Generates (or with --check compares) one source.
+fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, languages: Languages, read: &ReadOptions) -> Result<Generated> {
     let (headers, api) = read_source(ws, source, read)?;
     let label = ctkgen::source_label(&headers);
     let command = match source {
@@ -422,8 +431,10 @@ fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, lang
         (None, _) => ws.default_output(&label),
     };
     let mut report = String::new();
+    let mut stale = false;
     if args.check {
         let staleness = ctkgen::check_tree(&out, &files)?;
+        stale = !staleness.is_fresh();
         for (path, diff) in &staleness.changed {
             report.push_str(&format!("stale: {path}\n{diff}"));
         }
@@ -447,7 +458,7 @@ fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, lang
             summary.removed.len()
         ));
     }
-    Ok(report)
+    Ok(Generated { label, report, stale })
 }
 
 /// A progress bar on a terminal, plain lines elsewhere (logs, CI).
@@ -469,14 +480,13 @@ impl Progress {
         Progress { bar, plain }
     }
 
-    fn finished(&self, what: &str) {
-        let first_line = what.lines().next().unwrap_or_default();
+    fn finished(&self, label: &str) {
         match &self.bar {
             Some(bar) => {
-                bar.set_message(first_line.split(':').next().unwrap_or_default().to_string());
+                bar.set_message(label.to_string());
                 bar.inc(1);
             }
-            None if self.plain => eprintln!("done: {}", first_line.split(':').next().unwrap_or_default()),
+            None if self.plain => eprintln!("done: {label}"),
             None => {}
         }
     }
