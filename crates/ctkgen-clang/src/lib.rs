@@ -102,6 +102,7 @@ pub fn parse_header(header: &Path, options: &ParseOptions) -> Result<ir::Api, Pa
     libclang::ensure_loaded(&options.libclang).map_err(ParseError::Load)?;
 
     // Each mode is an independent parse; run them side by side.
+    let text = bytes.as_slice();
     let results: Vec<Result<build::ModeModel, ParseError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = options
             .modes
@@ -109,7 +110,7 @@ pub fn parse_header(header: &Path, options: &ParseOptions) -> Result<ir::Api, Pa
             .map(|&mode| {
                 scope.spawn(move || {
                     libclang::ensure_loaded(&options.libclang).map_err(ParseError::Load)?;
-                    read_mode(header, options, mode)
+                    read_mode(header, text, options, mode)
                 })
             })
             .collect();
@@ -180,7 +181,7 @@ fn release_freed_memory() {
     }
 }
 
-fn read_mode(header: &Path, options: &ParseOptions, mode: LanguageMode) -> Result<build::ModeModel, ParseError> {
+fn read_mode(header: &Path, text: &[u8], options: &ParseOptions, mode: LanguageMode) -> Result<build::ModeModel, ParseError> {
     let display = header.display().to_string();
     let mut args = vec![
         "-x".to_string(),
@@ -215,43 +216,64 @@ fn read_mode(header: &Path, options: &ParseOptions, mode: LanguageMode) -> Resul
     let primary = options.modes.first() == Some(&mode);
     let builder = build::Builder::new(&tu, mode, header, options.typedefs_header.as_deref(), &options.system_include_dir, primary);
     let mut model = builder.build()?;
-    check_skipped_alignments(&tu, header, &model, mode)?;
-    drop_undefined_macros(&tu, header, &mut model)?;
-    model.per_thread_macros = per_thread_renames(&tu, header);
+    let skipped = skipped_in(&tu, header);
+    check_skipped_alignments(&skipped, &model, mode)?;
+    if primary {
+        // Macros are read in the primary mode only.
+        drop_undefined_macros(text, &skipped, &mut model);
+        model.per_thread_macros = per_thread_renames(&skipped);
+    }
     Ok(model)
 }
 
-/// An alignment attribute inside an inactive `#if` branch of a record that has no alignment
-/// in this mode means the mode silently drops it.
-fn check_skipped_alignments(
-    tu: &libclang::TranslationUnit,
-    header: &Path,
-    model: &build::ModeModel,
-    mode: LanguageMode,
-) -> Result<(), ParseError> {
+/// A preprocessor branch of the main header that this mode left out.
+struct Skipped {
+    /// Byte offsets of the range.
+    start: u32,
+    end: u32,
+    /// `file:line:column` of its start.
+    location: String,
+    tokens: Vec<String>,
+}
+
+/// The main header's skipped ranges, located and tokenized once for every check that reads them.
+fn skipped_in(tu: &libclang::TranslationUnit, header: &Path) -> Vec<Skipped> {
     let main = build::canonical(header);
+    let mut out = Vec::new();
     for range in tu.skipped_ranges() {
         let (file, line, column) = range.start().spelling();
         if build::canonical(Path::new(&file)) != main {
             continue;
         }
-        let tokens = tu.tokens(range);
-        if !tokens.iter().any(|t| matches!(t.as_str(), "alignas" | "_Alignas" | "aligned" | "__aligned__")) {
+        let name = Path::new(&file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file);
+        out.push(Skipped {
+            start: range.start().offset(),
+            end: range.end().offset(),
+            location: format!("{name}:{line}:{column}"),
+            tokens: tu.tokens(range),
+        });
+    }
+    out
+}
+
+/// An alignment attribute inside an inactive `#if` branch of a record that has no alignment
+/// in this mode means the mode silently drops it.
+fn check_skipped_alignments(skipped: &[Skipped], model: &build::ModeModel, mode: LanguageMode) -> Result<(), ParseError> {
+    for range in skipped {
+        if !range.tokens.iter().any(|t| matches!(t.as_str(), "alignas" | "_Alignas" | "aligned" | "__aligned__")) {
             continue;
         }
-        let (start, end) = (range.start().offset(), range.end().offset());
         let enclosing = model
             .record_spans
             .iter()
-            .filter(|(s, e, _)| *s <= start && end <= *e)
+            .filter(|(s, e, _)| *s <= range.start && range.end <= *e)
             .min_by_key(|(s, e, _)| e - s)
             .map(|(_, _, name)| name);
         let aligned = enclosing
             .and_then(|name| model.records.iter().find(|r| &r.name == name))
             .is_some_and(|r| !r.explicit_alignments.is_empty());
         if enclosing.is_some() && !aligned {
-            let name = Path::new(&file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file);
-            return Err(ParseError::AlignmentCompiledOut { location: format!("{name}:{line}:{column}"), mode });
+            return Err(ParseError::AlignmentCompiledOut { location: range.location.clone(), mode });
         }
     }
     Ok(())
@@ -259,15 +281,7 @@ fn check_skipped_alignments(
 
 /// Removes macros that an active `#undef` later in the header takes back: they do not exist
 /// for code that includes the header.
-fn drop_undefined_macros(tu: &libclang::TranslationUnit, header: &Path, model: &mut build::ModeModel) -> Result<(), ParseError> {
-    let text = std::fs::read(header).map_err(|source| ParseError::Read { path: header.display().to_string(), source })?;
-    let main = build::canonical(header);
-    let skipped: Vec<(u32, u32)> = tu
-        .skipped_ranges()
-        .into_iter()
-        .filter(|r| build::canonical(Path::new(&r.start().spelling().0)) == main)
-        .map(|r| (r.start().offset(), r.end().offset()))
-        .collect();
+fn drop_undefined_macros(text: &[u8], skipped: &[Skipped], model: &mut build::ModeModel) {
     let mut undefs: Vec<(String, u32)> = Vec::new();
     let mut offset = 0u32;
     for line in text.split(|b| *b == b'\n') {
@@ -276,7 +290,7 @@ fn drop_undefined_macros(tu: &libclang::TranslationUnit, header: &Path, model: &
         if let Some(rest) = t.strip_prefix('#') {
             if let Some(name) = rest.trim_start().strip_prefix("undef") {
                 let name = name.trim().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or_default();
-                if !name.is_empty() && !skipped.iter().any(|(s, e)| *s <= offset && offset <= *e) {
+                if !name.is_empty() && !skipped.iter().any(|r| r.start <= offset && offset <= r.end) {
                     undefs.push((name.to_string(), offset));
                 }
             }
@@ -284,22 +298,15 @@ fn drop_undefined_macros(tu: &libclang::TranslationUnit, header: &Path, model: &
         offset += line.len() as u32 + 1;
     }
     model.macros.retain(|m| !undefs.iter().any(|(name, at)| name == &m.name && *at > m.offset));
-    Ok(())
 }
 
 /// The per-thread-default-stream renames sit in a branch that is inactive unless the user asks
 /// for that stream mode; they are read from the skipped source so every function learns its
 /// per-thread symbol.
-fn per_thread_renames(tu: &libclang::TranslationUnit, header: &Path) -> Vec<build::MacroDef> {
-    let main = build::canonical(header);
+fn per_thread_renames(skipped: &[Skipped]) -> Vec<build::MacroDef> {
     let mut out = Vec::new();
-    for range in tu.skipped_ranges() {
-        let (file, _, _) = range.start().spelling();
-        if build::canonical(Path::new(&file)) != main {
-            continue;
-        }
-        let tokens = tu.tokens(range);
-        for window in tokens.windows(6) {
+    for range in skipped {
+        for window in range.tokens.windows(6) {
             if window[0] == "define" && matches!(window[2].as_str(), "__CUDA_API_PTDS" | "__CUDA_API_PTSZ") && window[3] == "(" && window[5] == ")" {
                 out.push(build::MacroDef { name: window[1].clone(), offset: 0, body: window[2..].to_vec(), doc: None });
             }
