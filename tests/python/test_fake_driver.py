@@ -193,3 +193,80 @@ def test_pointer_arguments_and_kernel_params(package, fake_libcuda):
     assert out["zero"] is None and out["none"] is None
     assert out["many"] == list(range(16))
     assert "2 values but 1 types" in out["mismatch"]
+
+
+# Result tuples are reused only when the caller let go of the previous one, and the items the
+# previous result held are released when the tuple is reused.
+REUSE_PROBE = r'''
+import json, sys
+import ctkgen_cuda.driver as cuda
+ok = cuda.CUresult.CUDA_SUCCESS
+cuda.cuInit(0)
+out = {}
+held = cuda.cuCtxGetDevice()
+other = cuda.cuDeviceGet(0)
+again = cuda.cuCtxGetDevice()
+out["held"] = [held is not other, held is not again, held[0] is ok, int(held[1]), int(other[1]), int(again[1])]
+del held, other, again
+for _ in range(3):
+    err, dev = cuda.cuCtxGetDevice()
+before = sys.getrefcount(dev)
+cuda.cuDeviceGet(0)
+out["released"] = before - sys.getrefcount(dev)
+values = [int(cuda.cuCtxGetDevice()[1]) for _ in range(1000)]
+out["values"] = sorted(set(values))
+print(json.dumps(out))
+'''
+
+
+def test_result_tuples_are_reused_only_when_free(package, fake_libcuda):
+    ctk, path = package
+    result = python(path, REUSE_PROBE, {"CTKGEN_LIBCUDA": fake_libcuda})
+    assert result.returncode == 0, result.stderr[-4000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    # A result the caller holds is never overwritten by a later call of the same arity.
+    assert out["held"] == [True, True, True, 7, 0, 7]
+    # The reused tuple dropped its reference to the previous device object.
+    assert out["released"] == 1
+    assert out["values"] == [7]
+
+
+CONSTRUCT_PROBE = r'''
+import json
+import ctkgen_cuda.driver as cuda
+out = {}
+align = cuda.CUtensorMap._ctkgen_align
+base = cuda.CUtensorMap()
+class Tagged(cuda.CUtensorMap):
+    def __init__(self, *args, **kwargs):
+        self.tag = "init ran"
+sub = Tagged()
+out["subclass"] = [sub.tag, sub.getPtr() % align, type(sub).__name__]
+out["keyword"] = cuda.CUtensorMap(_ptr=base.getPtr()).getPtr() == base.getPtr()
+out["positional"] = cuda.CUtensorMap(base.getPtr()).getPtr() == base.getPtr()
+try:
+    cuda.CUtensorMap(_ptr=base.getPtr() + 16)
+except ValueError as error:
+    out["misaligned"] = "not aligned" in str(error)
+try:
+    cuda.CUtensorMap(1, 2)
+except TypeError:
+    out["too_many"] = True
+out["scalars"] = [int(cuda.CUdevice()), int(cuda.CUdevice(5)), int(cuda.CUdevice(init_value=6)), int(cuda.cuuint64_t(2**64 - 1))]
+out["handles"] = [int(cuda.CUstream()), int(cuda.CUstream(0x40)), int(cuda.CUstream(init_value=0x50))]
+out["aligned"] = all(cuda.CUtensorMap().getPtr() % align == 0 for _ in range(1000))
+print(json.dumps(out))
+'''
+
+
+def test_direct_construction_path_keeps_type_call_semantics(package):
+    ctk, path = package
+    result = python(path, CONSTRUCT_PROBE)
+    assert result.returncode == 0, result.stderr[-4000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    # Python subclasses take the ordinary type call: their __init__ runs, storage stays aligned.
+    assert out["subclass"] == ["init ran", 0, "Tagged"]
+    assert out["keyword"] and out["positional"] and out["misaligned"] and out["too_many"]
+    assert out["scalars"] == [0, 5, 6, 2**64 - 1]
+    assert out["handles"] == [0, 0x40, 0x50]
+    assert out["aligned"]

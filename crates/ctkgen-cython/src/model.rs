@@ -29,6 +29,8 @@ pub struct Model {
     pub array_stack_len: usize,
     /// Freed aligned blocks kept for reuse by over-aligned record constructions.
     pub block_cache_slots: usize,
+    /// Results of up to this many items go through the reused-tuple helpers.
+    pub result_reuse_max: usize,
     pub pxd_items: Vec<PxdItem>,
     pub anonymous_typedefs: Vec<String>,
     pub layout_asserts: Vec<LayoutAssert>,
@@ -192,6 +194,7 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         python_alignment: PYTHON_OBJECT_ALIGNMENT,
         array_stack_len: 16,
         block_cache_slots: 32,
+        result_reuse_max: 5,
         pxd_items: pxd_items(api),
         anonymous_typedefs: anonymous_typedefs(api),
         layout_asserts: layout_asserts(api),

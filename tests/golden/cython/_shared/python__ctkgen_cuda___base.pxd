@@ -13,15 +13,15 @@ cdef class _Record:
     # Objects whose buffers pointer members point into.
     cdef dict _refs
 
+# Handles and scalars hold no Python references, so they are not garbage-collector objects:
+# creating and freeing one does no tracking.
 cdef class _Handle:
     cdef void* _pvt_val
     cdef void** _pvt_ptr
-    cdef object _owner
 
 cdef class _Scalar:
     cdef unsigned long long _pvt_raw
     cdef void* _pvt_ptr
-    cdef object _owner
     cdef int _pvt_size
     cdef bint _pvt_signed
     cdef object _value(self)
@@ -38,6 +38,7 @@ cdef void* _handle_addr(object value) except? NULL
 cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL
 cdef object _enum_value(dict members, long long value)
 cdef object _new(object cls)
+cdef int _fast_construct(type cls) except -1
 cdef object _new_handle(object cls, void* value)
 cdef object _view(object cls, void* address, object owner)
 cdef object _registered(str name)

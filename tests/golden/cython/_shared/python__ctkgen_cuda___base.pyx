@@ -26,6 +26,69 @@ cdef extern from *:
 
 cdef tuple _NO_ARGS = ()
 
+# Calling a generated class with no arguments goes straight to its tp_new (and its __init__,
+# if it has one), through the type's tp_vectorcall as builtin types do; any other call takes
+# the ordinary type call. tp_vectorcall is never inherited: Python subclasses keep the ordinary
+# path.
+cdef extern from *:
+    """
+    static PyObject *ctkgen_construct(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+        PyTypeObject *cls = (PyTypeObject *)type;
+        Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+        Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+        PyObject *positional, *keywords = NULL, *result = NULL, *empty;
+        Py_ssize_t i;
+        if (nargs == 0 && nkw == 0) {
+            empty = PyTuple_New(0);
+            if (empty == NULL) {
+                return NULL;
+            }
+            result = cls->tp_new(cls, empty, NULL);
+            if (result != NULL && cls->tp_init != PyBaseObject_Type.tp_init && Py_TYPE(result) == cls
+                    && cls->tp_init(result, empty, NULL) < 0) {
+                Py_CLEAR(result);
+            }
+            Py_DECREF(empty);
+            return result;
+        }
+        positional = PyTuple_New(nargs);
+        if (positional == NULL) {
+            return NULL;
+        }
+        for (i = 0; i < nargs; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(positional, i, args[i]);
+        }
+        if (nkw > 0) {
+            keywords = PyDict_New();
+            if (keywords == NULL) {
+                goto done;
+            }
+            for (i = 0; i < nkw; i++) {
+                if (PyDict_SetItem(keywords, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) {
+                    goto done;
+                }
+            }
+        }
+        result = PyType_Type.tp_call(type, positional, keywords);
+    done:
+        Py_DECREF(positional);
+        Py_XDECREF(keywords);
+        return result;
+    }
+
+    static int ctkgen_fast_construct(PyObject *type) {
+        ((PyTypeObject *)type)->tp_vectorcall = ctkgen_construct;
+        return 0;
+    }
+    """
+    int ctkgen_fast_construct(object type) except -1
+
+
+cdef int _fast_construct(type cls) except -1:
+    """Gives `cls` the direct construction path (see ctkgen_construct)."""
+    return ctkgen_fast_construct(cls)
+
 # Every record class by C name (aliases included); filled as the record modules load, so
 # nested views find classes that live in other modules without import cycles.
 _class_registry = {}

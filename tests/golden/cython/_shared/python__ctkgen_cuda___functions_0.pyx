@@ -15,3 +15,86 @@ from ._enums import CUresult as _EC_CUresult
 cdef dict _E_CUresult = _EC_CUresult._value2member_map_
 # The member returned by every successful call, looked up once.
 cdef object _SUCCESS = _EC_CUresult(0)
+
+# A call's result tuple is reused when nobody else holds the previous one (the caller unpacked
+# and dropped it), as CPython's zip() reuses its tuples; a call then allocates no tuple. Each
+# arity keeps one tuple, which holds the previous results until the next call. Off without the
+# GIL (free-threaded builds) and under AddressSanitizer.
+cdef extern from *:
+    """
+    #if defined(Py_GIL_DISABLED) || defined(__SANITIZE_ADDRESS__)
+    #define CTKGEN_REUSE_RESULTS 0
+    #elif defined(__has_feature)
+    #if __has_feature(address_sanitizer)
+    #define CTKGEN_REUSE_RESULTS 0
+    #endif
+    #endif
+    #ifndef CTKGEN_REUSE_RESULTS
+    #define CTKGEN_REUSE_RESULTS 1
+    #endif
+    static PyObject *ctkgen_last_result[6];
+
+    static PyObject *ctkgen_result(PyObject *const *items, Py_ssize_t n) {
+        PyObject *result;
+        Py_ssize_t i;
+    #if CTKGEN_REUSE_RESULTS
+        PyObject *old[5];
+        result = ctkgen_last_result[n];
+        if (result != NULL && Py_REFCNT(result) == 1) {
+            Py_INCREF(result);
+            for (i = 0; i < n; i++) {
+                old[i] = PyTuple_GET_ITEM(result, i);
+                Py_INCREF(items[i]);
+                PyTuple_SET_ITEM(result, i, items[i]);
+            }
+            /* The collector untracks tuples of atomic items; the new items may not be. */
+            if (!PyObject_GC_IsTracked(result)) {
+                PyObject_GC_Track(result);
+            }
+            /* Released last: a finalizer that calls back in finds the tuple in use. */
+            for (i = 0; i < n; i++) {
+                Py_DECREF(old[i]);
+            }
+            return result;
+        }
+    #endif
+        result = PyTuple_New(n);
+        if (result == NULL) {
+            return NULL;
+        }
+        for (i = 0; i < n; i++) {
+            Py_INCREF(items[i]);
+            PyTuple_SET_ITEM(result, i, items[i]);
+        }
+    #if CTKGEN_REUSE_RESULTS
+        Py_INCREF(result);
+        Py_XSETREF(ctkgen_last_result[n], result);
+    #endif
+        return result;
+    }
+    static PyObject *ctkgen_result_1(PyObject *a0) {
+        PyObject *items[1] = {a0};
+        return ctkgen_result(items, 1);
+    }
+    static PyObject *ctkgen_result_2(PyObject *a0, PyObject *a1) {
+        PyObject *items[2] = {a0, a1};
+        return ctkgen_result(items, 2);
+    }
+    static PyObject *ctkgen_result_3(PyObject *a0, PyObject *a1, PyObject *a2) {
+        PyObject *items[3] = {a0, a1, a2};
+        return ctkgen_result(items, 3);
+    }
+    static PyObject *ctkgen_result_4(PyObject *a0, PyObject *a1, PyObject *a2, PyObject *a3) {
+        PyObject *items[4] = {a0, a1, a2, a3};
+        return ctkgen_result(items, 4);
+    }
+    static PyObject *ctkgen_result_5(PyObject *a0, PyObject *a1, PyObject *a2, PyObject *a3, PyObject *a4) {
+        PyObject *items[5] = {a0, a1, a2, a3, a4};
+        return ctkgen_result(items, 5);
+    }
+    """
+    object _result_1 "ctkgen_result_1"(object a0)
+    object _result_2 "ctkgen_result_2"(object a0, object a1)
+    object _result_3 "ctkgen_result_3"(object a0, object a1, object a2)
+    object _result_4 "ctkgen_result_4"(object a0, object a1, object a2, object a3)
+    object _result_5 "ctkgen_result_5"(object a0, object a1, object a2, object a3, object a4)

@@ -5,7 +5,7 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
 from ._base import _class_registry
 from ._types import u64 as _C_u64
 
@@ -56,3 +56,5 @@ _class_registry.update({
     "FieldAligned_st": FieldAligned_st,
     "FieldAligned": FieldAligned,
 })
+for _cls in _class_registry.values():
+    _fast_construct(_cls)

@@ -2,7 +2,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # Handle classes (pointer typedefs) and integer typedef classes.
 from . cimport cydriver
-from ._base cimport _Handle, _Scalar, _scalar_init
+from ._base cimport _Handle, _Scalar, _scalar_init, _fast_construct
 
 
 cdef class Callback(_Handle):
@@ -24,3 +24,7 @@ cdef class Device(_Scalar):
 
     def __init__(self, init_value=0, _ptr=0):
         _scalar_init(self, init_value, _ptr)
+
+
+for _cls in (Callback, Ctx, Device, ):
+    _fast_construct(_cls)

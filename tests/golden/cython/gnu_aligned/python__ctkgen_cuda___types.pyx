@@ -2,7 +2,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # Handle classes (pointer typedefs) and integer typedef classes.
 from . cimport cydriver
-from ._base cimport _Handle, _Scalar, _scalar_init
+from ._base cimport _Handle, _Scalar, _scalar_init, _fast_construct
 
 
 cdef class AlignedInt(_Scalar):
@@ -16,3 +16,7 @@ cdef class AlignedInt(_Scalar):
 
     def __init__(self, init_value=0, _ptr=0):
         _scalar_init(self, init_value, _ptr)
+
+
+for _cls in (AlignedInt, ):
+    _fast_construct(_cls)

@@ -2,4 +2,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # Handle classes (pointer typedefs) and integer typedef classes.
 from . cimport cydriver
-from ._base cimport _Handle, _Scalar, _scalar_init
+from ._base cimport _Handle, _Scalar, _scalar_init, _fast_construct
+
+
+for _cls in ():
+    _fast_construct(_cls)
