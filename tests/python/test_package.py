@@ -59,3 +59,48 @@ def test_void_pointer_members_take_wrapper_values(package):
     result = python(path, MEMBERS)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [0x1234500, True, True]
+
+
+REFS_PROBE = r'''
+import array, gc, json, weakref
+import ctkgen_cuda.driver as cuda
+out = {}
+# Only records with pointer members are garbage-collector objects.
+out["tracked"] = [gc.is_tracked(cuda.CUtensorMap()), gc.is_tracked(cuda.CUDA_HOST_NODE_PARAMS())]
+# A pointer member set through a view of a nested record keeps its target alive with the
+# outer record, not with the short-lived view.
+params = cuda.CUgraphNodeParams()
+target = array.array("Q", [1, 2, 3])
+alive = weakref.ref(target)
+params.kernel.kernelParams = target
+address = params.kernel.kernelParams
+del target
+gc.collect()
+out["nested_kept"] = [alive() is not None, address == alive().buffer_info()[0] if alive() else None]
+params.kernel.kernelParams = None
+gc.collect()
+out["nested_released"] = alive() is None
+# A cycle through a pointer member (userData referring back to its owner) is collected.
+class Owner:
+    def getPtr(self):
+        return 0x1000
+owner = Owner()
+owner.params = cuda.CUDA_HOST_NODE_PARAMS()
+owner.params.userData = owner
+gone = weakref.ref(owner)
+del owner
+gc.collect()
+out["cycle_collected"] = gone() is None
+print(json.dumps(out))
+'''
+
+
+def test_pointer_members_keep_targets_alive_in_the_outer_record(package):
+    ctk, path = package
+    result = python(path, REFS_PROBE)
+    assert result.returncode == 0, result.stderr[-4000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["tracked"] == [False, True]
+    assert out["nested_kept"] == [True, True]
+    assert out["nested_released"] is True
+    assert out["cycle_collected"] is True

@@ -110,6 +110,9 @@ pub struct RecordView {
     pub members: Vec<MemberView>,
     /// Typedef names that become subclasses, in base-before-derived order: `(class, base)`.
     pub aliases: Vec<(String, String)>,
+    /// The record has a pointer member, here or in a nested record, whose setter keeps the
+    /// object it points into alive; only such records are garbage-collector objects.
+    pub holds_refs: bool,
     pub doc: String,
 }
 
@@ -623,10 +626,43 @@ fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
             legacy_inline: over_aligned && options.legacy_inline_layout,
             members,
             aliases: aliases.remove(&record.name).unwrap_or_default(),
+            holds_refs: false,
             doc: record.doc.as_deref().map(docstring).unwrap_or_default(),
         });
     }
+    mark_records_holding_refs(&mut views);
     views
+}
+
+/// Sets `holds_refs` on every record with a pointer member of its own or inside a record it
+/// contains by value (arrays included). By-value containment cannot be cyclic.
+fn mark_records_holding_refs(views: &mut [RecordView]) {
+    fn holds(kind: &ValueKind, by_record: &BTreeMap<&str, &RecordView>, memo: &mut BTreeMap<String, bool>) -> bool {
+        match kind {
+            ValueKind::Pointer => true,
+            ValueKind::Array { element, .. } => holds(element, by_record, memo),
+            ValueKind::Record { record, .. } => record_holds(record, by_record, memo),
+            _ => false,
+        }
+    }
+    fn record_holds(record: &str, by_record: &BTreeMap<&str, &RecordView>, memo: &mut BTreeMap<String, bool>) -> bool {
+        if let Some(&known) = memo.get(record) {
+            return known;
+        }
+        let found = by_record
+            .get(record)
+            .is_some_and(|view| view.members.iter().any(|member| holds(&member.kind, by_record, memo)));
+        memo.insert(record.to_string(), found);
+        found
+    }
+    let mut memo = BTreeMap::new();
+    let marks: Vec<bool> = {
+        let by_record: BTreeMap<&str, &RecordView> = views.iter().map(|v| (v.record.as_str(), v)).collect();
+        views.iter().map(|v| record_holds(&v.record, &by_record, &mut memo)).collect()
+    };
+    for (view, mark) in views.iter_mut().zip(marks) {
+        view.holds_refs = mark;
+    }
 }
 
 /// Members the record classes can convert; anything else is exposed as raw bytes.

@@ -352,16 +352,27 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
     return keep
 
 
-cdef void* _keep_addr(_Record owner, str member, object value, bint void_pointer) except? NULL:
+cdef object _root_of(object record):
+    """The outermost record a nested view lives in (the record itself when it is not a view)."""
+    while isinstance(record, _Record) and (<_Record>record)._owner is not None:
+        record = (<_Record>record)._owner
+    return record
+
+
+cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_pointer) except? NULL:
+    """The address a pointer member at `slot` is set to; what it points into is kept alive by
+    the outermost record, which outlives any view of a nested member."""
     # A `void *` member reads a wrapper as a `void *` argument does (its value); a typed
     # pointer member takes the address of the wrapper's storage.
     cdef void* address = _void_ptr(value) if void_pointer else _addr_of(value)
-    if owner._refs is None:
-        owner._refs = {}
-    if value is None or isinstance(value, int):
-        owner._refs.pop(member, None)
+    cdef _RefRecord holder = <_RefRecord>_root_of(owner)
+    if holder._refs is None:
+        holder._refs = {}
+    # Memory of the holder itself needs no keeping (and keeping it would be a cycle).
+    if value is None or isinstance(value, int) or _root_of(value) is holder:
+        holder._refs.pop(<size_t>slot, None)
     else:
-        owner._refs[member] = value
+        holder._refs[<size_t>slot] = value
     return address
 
 
@@ -383,6 +394,10 @@ cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL:
     return (<_Record>value)._pvt_addr
 
 
+# Not a garbage-collector object: creating and freeing one does no tracking. The only Python
+# reference it holds is the parent of a nested view, and a parent never refers to its views
+# (see _keep_addr), so that reference alone cannot close a cycle.
+@cython.no_gc
 @cython.freelist(16)
 cdef class _Record:
     """Base of every struct and union class."""
@@ -411,6 +426,10 @@ cdef class _Record:
 
     def __deepcopy__(self, memo):
         return self.__copy__()
+
+
+cdef class _RefRecord(_Record):
+    """Base of records with pointer members: it keeps what they point into alive."""
 
 
 cdef int _handle_init(_Handle self, object init_value, size_t ptr) except -1:

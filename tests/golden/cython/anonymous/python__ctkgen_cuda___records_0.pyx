@@ -4,7 +4,7 @@
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
-from ._base cimport (_Record, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
+from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
 from ._base import _class_registry
 
@@ -45,7 +45,7 @@ cdef class Extent(_Record):
         p.height = value
 
 
-cdef class Resource(_Record):
+cdef class Resource(_RefRecord):
     """Resource"""
     cdef cydriver.Resource _pvt_val
 
@@ -150,7 +150,7 @@ cdef class Resource__points(_Record):
         p.y = value
 
 
-cdef class Resource__res(_Record):
+cdef class Resource__res(_RefRecord):
     """Resource__res"""
     cdef cydriver.Resource__res _pvt_val
 
@@ -199,7 +199,7 @@ cdef class Resource__res(_Record):
             p.reserved[i] = value[i]
 
 
-cdef class Resource__res__array(_Record):
+cdef class Resource__res__array(_RefRecord):
     """Resource__res__array"""
     cdef cydriver.Resource__res__array _pvt_val
 
@@ -222,10 +222,10 @@ cdef class Resource__res__array(_Record):
     @handle.setter
     def handle(self, value):
         cdef cydriver.Resource__res__array* p = <cydriver.Resource__res__array*>self._pvt_addr
-        p.handle = <void *>_keep_addr(self, "handle", value, True)
+        p.handle = <void *>_keep_addr(self, <void*>&p.handle, value, True)
 
 
-cdef class Resource__res__linear(_Record):
+cdef class Resource__res__linear(_RefRecord):
     """Resource__res__linear"""
     cdef cydriver.Resource__res__linear _pvt_val
 
@@ -248,7 +248,7 @@ cdef class Resource__res__linear(_Record):
     @ptr.setter
     def ptr(self, value):
         cdef cydriver.Resource__res__linear* p = <cydriver.Resource__res__linear*>self._pvt_addr
-        p.ptr = <void *>_keep_addr(self, "ptr", value, True)
+        p.ptr = <void *>_keep_addr(self, <void*>&p.ptr, value, True)
 
     @property
     def size(self):

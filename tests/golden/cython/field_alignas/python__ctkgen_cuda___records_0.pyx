@@ -4,7 +4,7 @@
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
-from ._base cimport (_Record, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
+from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
 from ._base import _class_registry
 from ._types import u64 as _C_u64
