@@ -412,6 +412,10 @@ struct Generated {
 /// Generates (or with --check compares) one source.
 fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, languages: Languages, read: &ReadOptions) -> Result<Generated> {
     let (headers, api) = read_source(ws, source, read)?;
+    if !args.all {
+        // One source: nothing is parsed after this.
+        ctkgen_clang::release_libclang_pages();
+    }
     let label = ctkgen::source_label(&headers);
     let command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
