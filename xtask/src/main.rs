@@ -297,7 +297,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 /// The headers of a source, fetched if needed, and their model.
 fn read_source(ws: &Workspace, source: &HeaderSource, read: &ReadOptions) -> Result<(ctkgen_headers::HeaderSet, ctkgen_ir::Api)> {
-    let headers = ctkgen::resolve_headers(ws, source)?;
+    // Opening libclang and checking the cached headers take about as long as each other: side by side.
+    let headers = std::thread::scope(|scope| {
+        scope.spawn(|| ctkgen::preload_libclang(ws));
+        ctkgen::resolve_headers(ws, source)
+    })?;
     let api = ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
     Ok((headers, api))
 }

@@ -137,6 +137,14 @@ pub fn source_label(headers: &HeaderSet) -> String {
     }
 }
 
+/// Opens libclang ahead of [`read_api`], so that the opening can overlap other work. A failure
+/// is left for `read_api` to report.
+pub fn preload_libclang(ws: &Workspace) {
+    if let Ok(libclang) = ctkgen_headers::locate_libclang(&ws.cache) {
+        let _ = ctkgen_clang::libclang_version(&libclang);
+    }
+}
+
 /// Reads the header set into the model.
 pub fn read_api(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> Result<Api, PipelineError> {
     let libclang = ctkgen_headers::locate_libclang(&ws.cache)?;
