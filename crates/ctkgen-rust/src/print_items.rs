@@ -28,11 +28,24 @@ pub fn doc_attrs(text: &str) -> TokenStream {
             out.extend(quote!(#[doc = ""]));
         } else {
             blank = false;
-            let text = format!(" {line}");
+            let text = doc_literal(line);
             out.extend(quote!(#[doc = #text]));
         }
     }
     out
+}
+
+/// A doc line as a raw string literal (`r#" line"#`): nothing to escape on the way in and
+/// nothing to unescape when it is printed, and the printed `///` line is the same.
+fn doc_literal(line: &str) -> Literal {
+    // A raw string cannot hold a carriage return.
+    if line.contains('\r') {
+        return Literal::string(&format!(" {line}"));
+    }
+    // One more `#` than the longest run that follows a quote in the text.
+    let longest = line.match_indices('"').map(|(i, _)| line[i + 1..].bytes().take_while(|&b| b == b'#').count()).max();
+    let hashes = "#".repeat(longest.map_or(0, |n| n + 1));
+    format!("r{hashes}\" {line}\"{hashes}").parse().expect("a raw string literal lexes")
 }
 
 fn optional_doc(doc: &Option<String>) -> TokenStream {
