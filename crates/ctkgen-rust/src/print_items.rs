@@ -563,3 +563,26 @@ fn optional_u32(value: Option<u32>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     }
 }
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    /// What prettyplease prints for the doc attributes of `text`.
+    fn printed(text: &str) -> String {
+        let attrs = doc_attrs(text);
+        let file: syn::File = syn::parse2(quote!(#attrs pub struct S;)).expect("parses");
+        prettyplease::unparse(&file)
+    }
+
+    #[test]
+    fn doc_lines_print_as_written_whatever_quotes_and_hashes_they_hold() {
+        let text = "plain\nquote \" here\nraw end \"# and \"### too\nback\\slash \\n\nend\r";
+        assert_eq!(
+            printed(text),
+            "/// plain\n/// quote \" here\n/// raw end \"# and \"### too\n/// back\\slash \\n\n/// end\npub struct S;\n"
+        );
+        // A raw string cannot hold a carriage return inside a line: an escaped literal does.
+        assert!(printed("car\rriage").contains("car\rriage"));
+    }
+}
