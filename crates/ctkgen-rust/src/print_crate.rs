@@ -227,13 +227,90 @@ fn unparse_items(items: Vec<TokenStream>, path: &str) -> Result<String, RustEmit
         file.attrs.extend(part.attrs);
         file.items.extend(part.items);
     }
+    syn::visit_mut::VisitMut::visit_file_mut(&mut DocLines, &mut file);
     Ok(prettyplease::unparse(&file))
 }
 
 fn unparse(tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
-    let file: syn::File = syn::parse2(tokens)
+    let mut file: syn::File = syn::parse2(tokens)
         .map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
+    syn::visit_mut::VisitMut::visit_file_mut(&mut DocLines, &mut file);
     Ok(prettyplease::unparse(&file))
+}
+
+/// Splits the multi-line `#[doc]` attributes of every node that can carry documentation into
+/// one attribute per line ([`print_items::split_doc_lines`]).
+struct DocLines;
+
+impl syn::visit_mut::VisitMut for DocLines {
+    fn visit_file_mut(&mut self, node: &mut syn::File) {
+        print_items::split_doc_lines(&mut node.attrs);
+        syn::visit_mut::visit_file_mut(self, node);
+    }
+
+    fn visit_item_mut(&mut self, node: &mut syn::Item) {
+        use syn::Item;
+        let attrs = match node {
+            Item::Const(i) => Some(&mut i.attrs),
+            Item::Enum(i) => Some(&mut i.attrs),
+            Item::Fn(i) => Some(&mut i.attrs),
+            Item::ForeignMod(i) => Some(&mut i.attrs),
+            Item::Impl(i) => Some(&mut i.attrs),
+            Item::Macro(i) => Some(&mut i.attrs),
+            Item::Mod(i) => Some(&mut i.attrs),
+            Item::Static(i) => Some(&mut i.attrs),
+            Item::Struct(i) => Some(&mut i.attrs),
+            Item::Trait(i) => Some(&mut i.attrs),
+            Item::Type(i) => Some(&mut i.attrs),
+            Item::Union(i) => Some(&mut i.attrs),
+            Item::Use(i) => Some(&mut i.attrs),
+            _ => None,
+        };
+        if let Some(attrs) = attrs {
+            print_items::split_doc_lines(attrs);
+        }
+        syn::visit_mut::visit_item_mut(self, node);
+    }
+
+    fn visit_field_mut(&mut self, node: &mut syn::Field) {
+        print_items::split_doc_lines(&mut node.attrs);
+        syn::visit_mut::visit_field_mut(self, node);
+    }
+
+    fn visit_variant_mut(&mut self, node: &mut syn::Variant) {
+        print_items::split_doc_lines(&mut node.attrs);
+        syn::visit_mut::visit_variant_mut(self, node);
+    }
+
+    fn visit_impl_item_mut(&mut self, node: &mut syn::ImplItem) {
+        use syn::ImplItem;
+        let attrs = match node {
+            ImplItem::Const(i) => Some(&mut i.attrs),
+            ImplItem::Fn(i) => Some(&mut i.attrs),
+            ImplItem::Type(i) => Some(&mut i.attrs),
+            ImplItem::Macro(i) => Some(&mut i.attrs),
+            _ => None,
+        };
+        if let Some(attrs) = attrs {
+            print_items::split_doc_lines(attrs);
+        }
+        syn::visit_mut::visit_impl_item_mut(self, node);
+    }
+
+    fn visit_foreign_item_mut(&mut self, node: &mut syn::ForeignItem) {
+        use syn::ForeignItem;
+        let attrs = match node {
+            ForeignItem::Fn(i) => Some(&mut i.attrs),
+            ForeignItem::Static(i) => Some(&mut i.attrs),
+            ForeignItem::Type(i) => Some(&mut i.attrs),
+            ForeignItem::Macro(i) => Some(&mut i.attrs),
+            _ => None,
+        };
+        if let Some(attrs) = attrs {
+            print_items::split_doc_lines(attrs);
+        }
+        syn::visit_mut::visit_foreign_item_mut(self, node);
+    }
 }
 
 /// prettyplease puts items back to back; a blank line after each top-level item reads better.

@@ -11,41 +11,85 @@ use crate::plan::{
 use crate::types::Position;
 use crate::RustEmitError;
 
-/// `#[doc]` attributes, one per line, with the leading space `///` comments have. Leading
-/// whitespace is dropped so that indented header prose never reads as a code block.
+/// The `#[doc]` attribute for `text`, lines trimmed (indented header prose must never read as
+/// a code block), runs of blank lines collapsed, each line with the leading space `///`
+/// comments have. The lines travel as one attribute, so there is one literal to lex and parse
+/// per comment; [`split_doc_lines`] turns it into one attribute per line before printing.
 pub fn doc_attrs(text: &str) -> TokenStream {
     let lines: Vec<&str> = text.lines().map(|l| l.trim()).collect();
     let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
     let end = lines.iter().rposition(|l| !l.is_empty()).map_or(start, |i| i + 1);
-    let mut out = TokenStream::new();
-    let mut blank = false;
+    let mut kept: Vec<&str> = Vec::new();
     for line in &lines[start..end] {
-        if line.is_empty() {
-            if blank {
-                continue;
-            }
-            blank = true;
-            out.extend(quote!(#[doc = ""]));
-        } else {
-            blank = false;
-            let text = doc_literal(line);
-            out.extend(quote!(#[doc = #text]));
+        // One blank line at most between paragraphs.
+        if line.is_empty() && kept.last().is_some_and(|l| l.is_empty()) {
+            continue;
+        }
+        kept.push(line);
+    }
+    if kept.is_empty() {
+        return TokenStream::new();
+    }
+    let mut block = String::with_capacity(kept.iter().map(|l| l.len() + 2).sum());
+    for (i, line) in kept.iter().enumerate() {
+        if i > 0 {
+            block.push('\n');
+        }
+        if !line.is_empty() {
+            block.push(' ');
+            block.push_str(line);
         }
     }
-    out
+    let literal = doc_literal(&block);
+    quote!(#[doc = #literal])
 }
 
-/// A doc line as a raw string literal (`r#" line"#`): nothing to escape on the way in and
-/// nothing to unescape when it is printed, and the printed `///` line is the same.
-fn doc_literal(line: &str) -> Literal {
+/// Replaces every `#[doc]` attribute whose text spans several lines by one attribute per line,
+/// in place: what prettyplease prints as `///` (or `//!`) lines.
+pub fn split_doc_lines(attrs: &mut Vec<syn::Attribute>) {
+    let multi_line = |attr: &syn::Attribute| match &attr.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }) => Some(text.value()).filter(|t| t.contains('\n')),
+            _ => None,
+        },
+        _ => None,
+    };
+    if !attrs.iter().any(|a| multi_line(a).is_some()) {
+        return;
+    }
+    let mut split = Vec::with_capacity(attrs.len());
+    for attr in attrs.drain(..) {
+        let Some(text) = multi_line(&attr) else {
+            split.push(attr);
+            continue;
+        };
+        for line in text.split('\n') {
+            split.push(syn::Attribute {
+                pound_token: attr.pound_token,
+                style: attr.style,
+                bracket_token: attr.bracket_token,
+                meta: syn::Meta::NameValue(syn::MetaNameValue {
+                    path: syn::Path::from(syn::Ident::new("doc", Span::call_site())),
+                    eq_token: Default::default(),
+                    value: syn::Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit: syn::Lit::new(doc_literal(line)) }),
+                }),
+            });
+        }
+    }
+    *attrs = split;
+}
+
+/// `text` as a raw string literal (`r#"..."#`): nothing to escape on the way in and nothing to
+/// unescape when it is printed.
+fn doc_literal(text: &str) -> Literal {
     // A raw string cannot hold a carriage return.
-    if line.contains('\r') {
-        return Literal::string(&format!(" {line}"));
+    if text.contains('\r') {
+        return Literal::string(text);
     }
     // One more `#` than the longest run that follows a quote in the text.
-    let longest = line.match_indices('"').map(|(i, _)| line[i + 1..].bytes().take_while(|&b| b == b'#').count()).max();
+    let longest = text.match_indices('"').map(|(i, _)| text[i + 1..].bytes().take_while(|&b| b == b'#').count()).max();
     let hashes = "#".repeat(longest.map_or(0, |n| n + 1));
-    format!("r{hashes}\" {line}\"{hashes}").parse().expect("a raw string literal lexes")
+    format!("r{hashes}\"{text}\"{hashes}").parse().expect("a raw string literal lexes")
 }
 
 fn optional_doc(doc: &Option<String>) -> TokenStream {
@@ -571,16 +615,19 @@ mod doc_tests {
     /// What prettyplease prints for the doc attributes of `text`.
     fn printed(text: &str) -> String {
         let attrs = doc_attrs(text);
-        let file: syn::File = syn::parse2(quote!(#attrs pub struct S;)).expect("parses");
+        let mut file: syn::File = syn::parse2(quote!(#attrs pub struct S;)).expect("parses");
+        if let syn::Item::Struct(item) = &mut file.items[0] {
+            split_doc_lines(&mut item.attrs);
+        }
         prettyplease::unparse(&file)
     }
 
     #[test]
     fn doc_lines_print_as_written_whatever_quotes_and_hashes_they_hold() {
-        let text = "plain\nquote \" here\nraw end \"# and \"### too\nback\\slash \\n\nend\r";
+        let text = "  \n\nplain\n\n\n   indented\nquote \" here\nraw end \"# and \"### too\nback\\slash \\n\nend\r";
         assert_eq!(
             printed(text),
-            "/// plain\n/// quote \" here\n/// raw end \"# and \"### too\n/// back\\slash \\n\n/// end\npub struct S;\n"
+            "/// plain\n///\n/// indented\n/// quote \" here\n/// raw end \"# and \"### too\n/// back\\slash \\n\n/// end\npub struct S;\n"
         );
         // A raw string cannot hold a carriage return inside a line: an escaped literal does.
         assert!(printed("car\rriage").contains("car\rriage"));
