@@ -36,13 +36,19 @@ pub struct Model {
     pub layout_asserts: Vec<LayoutAssert>,
     pub enums: Vec<EnumView>,
     pub records: Vec<RecordView>,
+    /// Rendered one module at a time with their own context; templates that render the whole
+    /// model see only the module names (`python_modules`), not a second copy of every item.
+    #[serde(skip)]
     pub record_modules: Vec<Chunk<RecordView>>,
     pub handles: Vec<WrapperView>,
     pub scalars: Vec<WrapperView>,
     pub functions: Vec<FunctionView>,
+    #[serde(skip)]
     pub function_modules: Vec<Chunk<FunctionView>>,
     pub constants: Vec<ConstantView>,
     pub extension_modules: Vec<String>,
+    /// The record modules, then the function modules, that `driver.py` re-exports.
+    pub python_modules: Vec<String>,
     pub unclassified: Vec<String>,
     pub report: Vec<String>,
 }
@@ -210,6 +216,7 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         function_modules: Vec::new(),
         constants: Vec::new(),
         extension_modules: Vec::new(),
+        python_modules: Vec::new(),
         unclassified: Vec::new(),
         report: Vec::new(),
     };
@@ -238,12 +245,14 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
     model.function_modules = chunk(&model.functions, options.functions_per_module.max(1), "_functions", |f| {
         f.params.iter().filter(|p| !p.class.is_empty()).map(|p| p.class.clone()).collect()
     }, &class_module);
-    model.extension_modules = ["cydriver", "_base", "_types"]
+    model.python_modules = model
+        .record_modules
         .iter()
-        .map(|s| s.to_string())
-        .chain(model.record_modules.iter().map(|c| c.module.clone()))
+        .map(|c| c.module.clone())
         .chain(model.function_modules.iter().map(|c| c.module.clone()))
         .collect();
+    model.extension_modules =
+        ["cydriver", "_base", "_types"].iter().map(|s| s.to_string()).chain(model.python_modules.iter().cloned()).collect();
     Ok(model)
 }
 
