@@ -439,7 +439,8 @@ fn check_cython_storage(api: &Api, options: &ctkgen_cython::CythonOptions) -> Re
                 if let Some((name, body)) = current.take() {
                     classes.insert(name, body);
                 }
-                if let Some(name) = rest.strip_suffix("(_Record):") {
+                // Records derive from _Record, or from _RefRecord when they have pointer members.
+                if let Some(name) = rest.strip_suffix("(_Record):").or_else(|| rest.strip_suffix("(_RefRecord):")) {
                     current = Some((name.to_string(), String::new()));
                 }
             } else if let Some((_, body)) = current.as_mut() {
