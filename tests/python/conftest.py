@@ -2,6 +2,7 @@
 `ctkgen-cython-emit`, extensions with the flags each test asks for. Builds are cached under
 $CTKGEN_CACHE/cython-builds by content, so a second run reuses them."""
 import glob
+import json
 import hashlib
 import os
 import shutil
@@ -101,6 +102,15 @@ def python(path, code, env=None):
     full_env = dict(os.environ, PYTHONPATH=path)
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True, text=True, timeout=1800)
+
+
+def probe(path, code, env=None):
+    """Runs a probe script (see `python`) that prints its findings as JSON on its last line;
+    returns them, failing the test with the script's error output when it fails."""
+    result = python(path, code, env)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "runtime error" not in result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="session", params=CTKS)

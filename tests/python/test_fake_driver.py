@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import python
+from conftest import probe, python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -221,9 +221,7 @@ print(json.dumps(out))
 
 def test_result_tuples_are_reused_only_when_free(package, fake_libcuda):
     ctk, path = package
-    result = python(path, REUSE_PROBE, {"CTKGEN_LIBCUDA": fake_libcuda})
-    assert result.returncode == 0, result.stderr[-4000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = probe(path, REUSE_PROBE, {"CTKGEN_LIBCUDA": fake_libcuda})
     # A result the caller holds is never overwritten by a later call of the same arity.
     assert out["held"] == [True, True, True, 7, 0, 7]
     # The reused tuple dropped its reference to the previous device object.
@@ -261,9 +259,7 @@ print(json.dumps(out))
 
 def test_direct_construction_path_keeps_type_call_semantics(package):
     ctk, path = package
-    result = python(path, CONSTRUCT_PROBE)
-    assert result.returncode == 0, result.stderr[-4000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = probe(path, CONSTRUCT_PROBE)
     # Python subclasses take the ordinary type call: their __init__ runs, storage stays aligned.
     assert out["subclass"] == ["init ran", 0, "Tagged"]
     assert out["keyword"] and out["positional"] and out["misaligned"] and out["too_many"]

@@ -1,7 +1,7 @@
 """The generated package imports without a driver, and behaves like cuda.bindings.driver."""
 import json
 
-from conftest import python
+from conftest import probe, python
 
 PROBE = r'''
 import json
@@ -97,9 +97,7 @@ print(json.dumps(out))
 
 def test_pointer_members_keep_targets_alive_in_the_outer_record(package):
     ctk, path = package
-    result = python(path, REFS_PROBE)
-    assert result.returncode == 0, result.stderr[-4000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = probe(path, REFS_PROBE)
     assert out["tracked"] == [False, True]
     assert out["nested_kept"] == [True, True]
     assert out["nested_released"] is True
