@@ -165,10 +165,10 @@ impl<'tu> Builder<'tu> {
         for &cursor in &decls {
             let origin = self.origin(cursor);
             match (cursor.kind(), origin) {
-                (CXCursor_StructDecl | CXCursor_UnionDecl, Origin::Main) => {
-                    if !self.is_untagged(cursor) || self.typedef_of_anonymous.contains_key(&cursor.usr()) {
-                        self.record_name(cursor)?;
-                    }
+                (CXCursor_StructDecl | CXCursor_UnionDecl, Origin::Main)
+                    if !self.is_untagged(cursor) || self.typedef_of_anonymous.contains_key(&cursor.usr()) =>
+                {
+                    self.record_name(cursor)?;
                 }
                 (CXCursor_EnumDecl, Origin::Main) => {
                     self.enum_name(cursor)?;
@@ -190,14 +190,12 @@ impl<'tu> Builder<'tu> {
                     signatures.insert(f.symbol.clone(), canonical);
                     functions.entry(f.symbol.clone()).or_insert(f);
                 }
-                (CXCursor_MacroDefinition, Origin::Main) if self.primary => {
-                    if !cursor.is_macro_function_like() {
-                        let mut tokens = self.tu.tokens(cursor.extent());
-                        if !tokens.is_empty() {
-                            let name = tokens.remove(0);
-                            let offset = cursor.extent().start().offset();
-                            macros.push(MacroDef { name, offset, body: tokens, doc: None });
-                        }
+                (CXCursor_MacroDefinition, Origin::Main) if self.primary && !cursor.is_macro_function_like() => {
+                    let mut tokens = self.tu.tokens(cursor.extent());
+                    if !tokens.is_empty() {
+                        let name = tokens.remove(0);
+                        let offset = cursor.extent().start().offset();
+                        macros.push(MacroDef { name, offset, body: tokens, doc: None });
                     }
                 }
                 _ => {}

@@ -774,7 +774,7 @@ fn functions(api: &Api, options: &CythonOptions) -> (Vec<FunctionView>, Vec<Stri
         // Length parameters of out arrays stay inputs; everything else in signature order.
         let signature: Vec<String> = params.iter().filter_map(|p| p.arg.as_ref().map(|_| p.py_name.clone())).collect();
         let mut stub_returns = vec!["CUresult".to_string()];
-        stub_returns.extend(params.iter().filter(|p| !p.result.is_empty()).map(|p| stub_type(p)));
+        stub_returns.extend(params.iter().filter(|p| !p.result.is_empty()).map(stub_type));
         views.push(FunctionView {
             name: function.name.clone(),
             lookup_name: function.lookup_name.clone(),
