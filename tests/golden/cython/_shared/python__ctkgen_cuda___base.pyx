@@ -99,11 +99,11 @@ cdef object _registered(str name):
 
 
 # Freed aligned blocks kept for reuse, so constructing an over-aligned record costs no
-# allocator call in the steady state. Only touched with the GIL held. Off under
-# AddressSanitizer, so a use after free of a block is still reported.
+# allocator call in the steady state. Only touched with the GIL held, so off without one
+# (free-threaded builds); off under AddressSanitizer, so a use after free is still reported.
 cdef extern from *:
     """
-    #if defined(__SANITIZE_ADDRESS__)
+    #if defined(Py_GIL_DISABLED) || defined(__SANITIZE_ADDRESS__)
     #define CTKGEN_BLOCK_CACHE_LIMIT 0
     #elif defined(__has_feature)
     #if __has_feature(address_sanitizer)
