@@ -21,6 +21,7 @@ fn tiny_bench_reports_every_section() {
         "ctkgen generate, cython + rust",
         "## stages in this process",
         "parse (c11 + c++17)",
+        "IR passes",
         "cython emission",
         "rust emission",
         "## targets",

@@ -97,12 +97,28 @@ pub fn release_libclang_pages() -> usize {
 
 /// Reads `header` in every mode of `options` and returns the checked model.
 pub fn parse_header(header: &Path, options: &ParseOptions) -> Result<ir::Api, ParseError> {
+    read_modes(header, options)?.into_api()
+}
+
+/// What libclang read from a header in each language mode, before the IR passes (layout
+/// comparison between modes, merging, entry-point versions, provenance, ordering).
+pub struct ModeReadings<'o> {
+    header: &'o Path,
+    options: &'o ParseOptions,
+    bytes: Vec<u8>,
+    results: Vec<Result<build::ModeModel, ParseError>>,
+}
+
+/// The first half of [`parse_header`]: the libclang parse of every mode, side by side.
+pub fn read_modes<'o>(header: &'o Path, options: &'o ParseOptions) -> Result<ModeReadings<'o>, ParseError> {
     let display = header.display().to_string();
     let bytes = std::fs::read(header).map_err(|source| ParseError::Read { path: display.clone(), source })?;
     if !SUPPORTED_TARGETS.contains(&options.target.as_str()) {
         return Err(ParseError::Target(options.target.clone()));
     }
-    let Some(&primary_mode) = options.modes.first() else { return Err(ParseError::NoMode) };
+    if options.modes.is_empty() {
+        return Err(ParseError::NoMode);
+    }
     if let Some(mode) = options.modes.iter().find(|m| !m.has_alignment_specifier()) {
         return Err(ParseError::ModeDropsAlignment(*mode));
     }
@@ -124,57 +140,67 @@ pub fn parse_header(header: &Path, options: &ParseOptions) -> Result<ir::Api, Pa
         handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(ParseError::Load("parser thread panicked".into())))).collect()
     });
     release_freed_memory();
-    let mut models = Vec::new();
-    for (&mode, result) in options.modes.iter().zip(results) {
-        models.push((mode, result?));
-    }
-    let (_, primary) = &models[0];
-    for (mode, other) in &models[1..] {
-        compare_layouts(primary, primary_mode, other, *mode)?;
-    }
+    Ok(ModeReadings { header, options, bytes, results })
+}
 
-    let mut models = models.into_iter();
-    let (_, mut model) = models.next().expect("one mode at least");
-    // Each mode contributes the alignment spellings it saw.
-    for (_, other) in models {
-        for record in &mut model.records {
-            if let Some(o) = other.records.iter().find(|r| r.name == record.name) {
-                record.explicit_alignments.extend(o.explicit_alignments.iter().cloned());
-                record.explicit_alignments.sort();
+impl ModeReadings<'_> {
+    /// The second half of [`parse_header`]: the IR passes over the modes' readings.
+    pub fn into_api(self) -> Result<ir::Api, ParseError> {
+        let ModeReadings { header, options, bytes, results } = self;
+        let display = header.display().to_string();
+        let primary_mode = options.modes[0];
+        let mut models = Vec::new();
+        for (&mode, result) in options.modes.iter().zip(results) {
+            models.push((mode, result?));
+        }
+        let (_, primary) = &models[0];
+        for (mode, other) in &models[1..] {
+            compare_layouts(primary, primary_mode, other, *mode)?;
+        }
+
+        let mut models = models.into_iter();
+        let (_, mut model) = models.next().expect("one mode at least");
+        // Each mode contributes the alignment spellings it saw.
+        for (_, other) in models {
+            for record in &mut model.records {
+                if let Some(o) = other.records.iter().find(|r| r.name == record.name) {
+                    record.explicit_alignments.extend(o.explicit_alignments.iter().cloned());
+                    record.explicit_alignments.sort();
+                }
+            }
+            for typedef in &mut model.typedefs {
+                if let Some(o) = other.typedefs.iter().find(|t| t.name == typedef.name) {
+                    typedef.explicit_alignments.extend(o.explicit_alignments.iter().cloned());
+                    typedef.explicit_alignments.sort();
+                }
             }
         }
-        for typedef in &mut model.typedefs {
-            if let Some(o) = other.typedefs.iter().find(|t| t.name == typedef.name) {
-                typedef.explicit_alignments.extend(o.explicit_alignments.iter().cloned());
-                typedef.explicit_alignments.sort();
-            }
-        }
-    }
 
-    let header_name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone());
-    let mut api = assemble(model);
-    if api.functions.is_empty()
-        && api.records.is_empty()
-        && api.enums.is_empty()
-        && api.constants.is_empty()
-        && api.typedefs.iter().all(|t| t.system)
-    {
-        return Err(ParseError::Empty(header_name));
+        let header_name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone());
+        let mut api = assemble(model);
+        if api.functions.is_empty()
+            && api.records.is_empty()
+            && api.enums.is_empty()
+            && api.constants.is_empty()
+            && api.typedefs.iter().all(|t| t.system)
+        {
+            return Err(ParseError::Empty(header_name));
+        }
+        api.provenance = ir::Provenance {
+            header: header_name,
+            header_sha256: format!("{:x}", Sha256::digest(&bytes)),
+            ctk: options.ctk.clone(),
+            cuda_version: api.constants.iter().find(|c| c.name == "CUDA_VERSION").and_then(|c| match c.value {
+                ir::ConstantValue::Int(v) => u32::try_from(v).ok(),
+                _ => None,
+            }),
+            target: options.target.clone(),
+            language_modes: options.modes.clone(),
+            libclang_version: libclang::clang_version(),
+        };
+        api.sort();
+        Ok(api)
     }
-    api.provenance = ir::Provenance {
-        header: header_name,
-        header_sha256: format!("{:x}", Sha256::digest(&bytes)),
-        ctk: options.ctk.clone(),
-        cuda_version: api.constants.iter().find(|c| c.name == "CUDA_VERSION").and_then(|c| match c.value {
-            ir::ConstantValue::Int(v) => u32::try_from(v).ok(),
-            _ => None,
-        }),
-        target: options.target.clone(),
-        language_modes: options.modes.clone(),
-        libclang_version: libclang::clang_version(),
-    };
-    api.sort();
-    Ok(api)
 }
 
 /// Hands the memory the translation units freed back to the system. Each parser thread

@@ -19,7 +19,8 @@ pub struct Stage {
 }
 
 /// The stage names [`stages`] reports, in order.
-pub const STAGES: [&str; 5] = ["headers (cached)", "parse (c11 + c++17)", "cython emission", "rust emission", "write"];
+pub const STAGES: [&str; 6] =
+    ["headers (cached)", "parse (c11 + c++17)", "IR passes", "cython emission", "rust emission", "write"];
 
 /// Runs the pipeline once for `source`, writing into `out`, timing each stage.
 pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<Stage>, PipelineError> {
@@ -32,8 +33,11 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
     };
     let headers = crate::resolve_headers(ws, source)?;
     mark(STAGES[0], &mut stages);
-    let api = crate::read_api(ws, &headers, &ReadOptions::default())?;
+    let parse = crate::parse_options(ws, &headers, &ReadOptions::default())?;
+    let readings = ctkgen_clang::read_modes(&headers.main_header, &parse)?;
     mark(STAGES[1], &mut stages);
+    let api = readings.into_api()?;
+    mark(STAGES[2], &mut stages);
     let options = |languages| GenerateOptions {
         languages,
         python_package: "ctkgen_cuda".into(),
@@ -41,11 +45,11 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
         command: "cargo xtask bench".into(),
     };
     let mut files = crate::emit(&api, &headers, &options(Languages::Cython))?;
-    mark(STAGES[2], &mut stages);
-    files.extend(crate::emit(&api, &headers, &options(Languages::Rust))?);
     mark(STAGES[3], &mut stages);
-    crate::write_tree(out, &files)?;
+    files.extend(crate::emit(&api, &headers, &options(Languages::Rust))?);
     mark(STAGES[4], &mut stages);
+    crate::write_tree(out, &files)?;
+    mark(STAGES[5], &mut stages);
     Ok(stages)
 }
 

@@ -147,6 +147,11 @@ pub fn preload_libclang(ws: &Workspace) {
 
 /// Reads the header set into the model.
 pub fn read_api(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> Result<Api, PipelineError> {
+    Ok(ctkgen_clang::parse_header(&headers.main_header, &parse_options(ws, headers, options)?)?)
+}
+
+/// How libclang is asked to read `headers`.
+pub fn parse_options(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> Result<ctkgen_clang::ParseOptions, PipelineError> {
     let libclang = ctkgen_headers::locate_libclang(&ws.cache)?;
     let mut parse = ctkgen_clang::ParseOptions::new(libclang, ws.system_include_dir());
     parse.target = options.target.clone();
@@ -154,7 +159,7 @@ pub fn read_api(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> R
     parse.include_dirs = vec![headers.include_dir.clone()];
     parse.typedefs_header = headers.typedefs_header.clone();
     parse.ctk = headers.ctk.clone();
-    Ok(ctkgen_clang::parse_header(&headers.main_header, &parse)?)
+    Ok(parse)
 }
 
 /// Which emitters to run.
