@@ -242,6 +242,16 @@ fn unparse(tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
 /// one attribute per line ([`print_items::split_doc_lines`]).
 struct DocLines;
 
+/// The attributes of `node` when it is one of the listed variants.
+macro_rules! attrs_of {
+    ($node:expr, $($variant:path),+ $(,)?) => {
+        match $node {
+            $($variant(inner) => Some(&mut inner.attrs),)+
+            _ => None,
+        }
+    };
+}
+
 impl syn::visit_mut::VisitMut for DocLines {
     fn visit_file_mut(&mut self, node: &mut syn::File) {
         print_items::split_doc_lines(&mut node.attrs);
@@ -250,23 +260,22 @@ impl syn::visit_mut::VisitMut for DocLines {
 
     fn visit_item_mut(&mut self, node: &mut syn::Item) {
         use syn::Item;
-        let attrs = match node {
-            Item::Const(i) => Some(&mut i.attrs),
-            Item::Enum(i) => Some(&mut i.attrs),
-            Item::Fn(i) => Some(&mut i.attrs),
-            Item::ForeignMod(i) => Some(&mut i.attrs),
-            Item::Impl(i) => Some(&mut i.attrs),
-            Item::Macro(i) => Some(&mut i.attrs),
-            Item::Mod(i) => Some(&mut i.attrs),
-            Item::Static(i) => Some(&mut i.attrs),
-            Item::Struct(i) => Some(&mut i.attrs),
-            Item::Trait(i) => Some(&mut i.attrs),
-            Item::Type(i) => Some(&mut i.attrs),
-            Item::Union(i) => Some(&mut i.attrs),
-            Item::Use(i) => Some(&mut i.attrs),
-            _ => None,
-        };
-        if let Some(attrs) = attrs {
+        if let Some(attrs) = attrs_of!(
+            node,
+            Item::Const,
+            Item::Enum,
+            Item::Fn,
+            Item::ForeignMod,
+            Item::Impl,
+            Item::Macro,
+            Item::Mod,
+            Item::Static,
+            Item::Struct,
+            Item::Trait,
+            Item::Type,
+            Item::Union,
+            Item::Use,
+        ) {
             print_items::split_doc_lines(attrs);
         }
         syn::visit_mut::visit_item_mut(self, node);
@@ -284,14 +293,7 @@ impl syn::visit_mut::VisitMut for DocLines {
 
     fn visit_impl_item_mut(&mut self, node: &mut syn::ImplItem) {
         use syn::ImplItem;
-        let attrs = match node {
-            ImplItem::Const(i) => Some(&mut i.attrs),
-            ImplItem::Fn(i) => Some(&mut i.attrs),
-            ImplItem::Type(i) => Some(&mut i.attrs),
-            ImplItem::Macro(i) => Some(&mut i.attrs),
-            _ => None,
-        };
-        if let Some(attrs) = attrs {
+        if let Some(attrs) = attrs_of!(node, ImplItem::Const, ImplItem::Fn, ImplItem::Type, ImplItem::Macro) {
             print_items::split_doc_lines(attrs);
         }
         syn::visit_mut::visit_impl_item_mut(self, node);
@@ -299,14 +301,7 @@ impl syn::visit_mut::VisitMut for DocLines {
 
     fn visit_foreign_item_mut(&mut self, node: &mut syn::ForeignItem) {
         use syn::ForeignItem;
-        let attrs = match node {
-            ForeignItem::Fn(i) => Some(&mut i.attrs),
-            ForeignItem::Static(i) => Some(&mut i.attrs),
-            ForeignItem::Type(i) => Some(&mut i.attrs),
-            ForeignItem::Macro(i) => Some(&mut i.attrs),
-            _ => None,
-        };
-        if let Some(attrs) = attrs {
+        if let Some(attrs) = attrs_of!(node, ForeignItem::Fn, ForeignItem::Static, ForeignItem::Type, ForeignItem::Macro) {
             print_items::split_doc_lines(attrs);
         }
         syn::visit_mut::visit_foreign_item_mut(self, node);
