@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # Builds the C floor (floor.c), the Python floor (python_floor.c) and the empty kernel, then runs
-# call_overhead.py against a built package of the generated bindings (the GPU suite's build, for
-# example) and cuda.bindings in one process. Needs a GPU, nvcc, gcc and cuda-bindings.
+# call_overhead.py against the generated package and cuda.bindings in one process. Needs a GPU,
+# nvcc, gcc, Cython and cuda-bindings.
 #
-#   tests/bench/call_overhead.sh PACKAGE_DIR [ROUNDS]     # JSON to $OUT/call_overhead.json if OUT is set
+#   tests/bench/call_overhead.sh [PACKAGE_DIR [ROUNDS]]    # JSON to $OUT/call_overhead.json if OUT is set
+#
+# PACKAGE_DIR is a generated Python package (default: the 13.1 package of the GPU bundle that
+# `cargo xtask gpu-test --prepare-only` assembles); it is built here unless it already is.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-package=$1
+package=${1:-$here/../../target/gpu-bundle/pkgs/13.1}
 rounds=${2:-6}
 include=${CUDA_HOME:-/usr/local/cuda}/include
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-call.XXXXXX")
+if ! compgen -G "$package/*/_base*.so" >/dev/null; then
+    # Built in a copy, against the cuda.h it was generated from (./include), never a toolkit's.
+    cp -r "$package" "$work/pkg"
+    package=$work/pkg
+    (cd "$package" && env -u CUDA_HOME python3 setup.py build_ext --inplace -j "$(nproc)") >"$work/build.log" 2>&1 \
+        || { tail -20 "$work/build.log"; exit 1; }
+fi
 nvcc -arch=sm_90 -cubin -o "$work/empty.cubin" "$here/empty_kernel.cu"
 gcc -O2 -std=c11 -I "$include" -o "$work/floor" "$here/floor.c" -ldl
 mkdir "$work/pyfloor"
