@@ -62,20 +62,7 @@ fn field(name: &str, ty: Type, offset: u64, size: u64, align: u64) -> Field {
 }
 
 fn record(name: &str, size: u64, align: u64, fields: Vec<Field>) -> Record {
-    Record {
-        name: name.into(),
-        kind: RecordKind::Struct,
-        anonymous: false,
-        parent: None,
-        typedef_name: None,
-        complete: true,
-        size,
-        align,
-        packed: false,
-        fields,
-        explicit_alignments: Vec::new(),
-        doc: None,
-    }
+    Record::complete(name, RecordKind::Struct, size, align, fields)
 }
 
 fn typedef(name: &str, ty: Type, size: u64, align: u64) -> Typedef {

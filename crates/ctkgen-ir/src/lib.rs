@@ -270,6 +270,27 @@ pub enum RecordKind {
     Union,
 }
 
+impl Record {
+    /// A complete, tagged, top-level record with the given layout and no attributes or docs
+    /// (models built by hand, in tests and tools).
+    pub fn complete(name: &str, kind: RecordKind, size: u64, align: u64, fields: Vec<Field>) -> Record {
+        Record {
+            name: name.into(),
+            kind,
+            anonymous: false,
+            parent: None,
+            typedef_name: None,
+            complete: true,
+            size,
+            align,
+            packed: false,
+            fields,
+            explicit_alignments: Vec::new(),
+            doc: None,
+        }
+    }
+}
+
 impl RecordKind {
     pub fn c_keyword(self) -> &'static str {
         match self {

@@ -35,20 +35,7 @@ pub fn bits(name: &str, ty: Type, offset_bits: u64, width: u32, size: u64) -> Fi
 }
 
 pub fn record(name: &str, kind: RecordKind, size: u64, align: u64, fields: Vec<Field>) -> Record {
-    Record {
-        name: name.into(),
-        kind,
-        anonymous: false,
-        parent: None,
-        typedef_name: None,
-        complete: true,
-        size,
-        align,
-        packed: false,
-        fields,
-        explicit_alignments: Vec::new(),
-        doc: None,
-    }
+    Record::complete(name, kind, size, align, fields)
 }
 pub fn opaque(name: &str) -> Record {
     Record { complete: false, size: 0, align: 0, ..record(name, RecordKind::Struct, 0, 0, Vec::new()) }
