@@ -97,7 +97,10 @@ impl ReadArgs {
         let modes = self
             .std
             .iter()
-            .map(|s| LanguageMode::parse(s).with_context(|| format!("unknown language mode {s}; known: c99, c11, c17, c++03, c++11, c++17")))
+            .map(|s| {
+                LanguageMode::parse(s)
+                    .with_context(|| format!("unknown language mode {s}; known: c99, c11, c17, c++03, c++11, c++17"))
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(ReadOptions { target: self.target.clone(), modes })
     }
@@ -296,13 +299,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// The headers of a source, fetched if needed, and their model.
-fn read_source(ws: &Workspace, source: &HeaderSource, read: &ReadOptions) -> Result<(ctkgen_headers::HeaderSet, ctkgen_ir::Api)> {
+fn read_source(
+    ws: &Workspace,
+    source: &HeaderSource,
+    read: &ReadOptions,
+) -> Result<(ctkgen_headers::HeaderSet, ctkgen_ir::Api)> {
     // Opening libclang and checking the cached headers take about as long as each other: side by side.
     let headers = std::thread::scope(|scope| {
         scope.spawn(|| ctkgen::preload_libclang(ws));
         ctkgen::resolve_headers(ws, source)
     })?;
-    let api = ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
+    let api =
+        ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
     Ok((headers, api))
 }
 
@@ -311,7 +319,8 @@ fn emit_text(output: Option<&Path>, text: &str) -> Result<()> {
         Some(path) => {
             let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let mut tmp = tempfile_in(dir)?;
-            std::io::Write::write_all(&mut tmp, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+            std::io::Write::write_all(&mut tmp, text.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
             // Temporary files are private; the result is an ordinary file.
             tmp.as_file().set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
             tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
@@ -414,7 +423,13 @@ struct Generated {
 }
 
 /// Generates (or with --check compares) one source.
-fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, languages: Languages, read: &ReadOptions) -> Result<Generated> {
+fn generate_one(
+    ws: &Workspace,
+    source: &HeaderSource,
+    args: &GenerateArgs,
+    languages: Languages,
+    read: &ReadOptions,
+) -> Result<Generated> {
     let (headers, api) = read_source(ws, source, read)?;
     if !args.all {
         // One source: nothing is parsed after this.
@@ -423,7 +438,9 @@ fn generate_one(ws: &Workspace, source: &HeaderSource, args: &GenerateArgs, lang
     let label = ctkgen::source_label(&headers);
     let command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
-        HeaderSource::Header(p) => format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy()),
+        HeaderSource::Header(p) => {
+            format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy())
+        }
         HeaderSource::CudaHome(_) => format!("cargo xtask generate --cuda-home <CUDA {label}>"),
     };
     let options = ctkgen::GenerateOptions {
@@ -481,7 +498,9 @@ impl Progress {
         use std::io::IsTerminal;
         let bar = (total > 1 && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(total);
-            bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("valid template"));
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("valid template"),
+            );
             bar
         });
         let plain = total > 1 && bar.is_none();
@@ -595,7 +614,10 @@ fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
     };
     let ours = |n: usize| {
         let mut c = std::process::Command::new(&me);
-        c.arg("generate").args(&source_args).args(["--lang", "all", "--out"]).arg(scratch.path().join(format!("ours-{n}")));
+        c.arg("generate")
+            .args(&source_args)
+            .args(["--lang", "all", "--out"])
+            .arg(scratch.path().join(format!("ours-{n}")));
         c
     };
     let peer = bindgen(ws, !args.tiny)?;
@@ -605,10 +627,18 @@ fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
         if dynamic {
             c.args(["--dynamic-loading", "CudaDriver"]);
         }
-        c.args(["--", "-x", "c", "-std=c11", &format!("--target={}", ctkgen_clang::DEFAULT_TARGET), "-nostdinc", "-isystem"])
-            .arg(ws.system_include_dir())
-            .arg(format!("-I{}", headers.include_dir.display()))
-            .env("LIBCLANG_PATH", &libclang);
+        c.args([
+            "--",
+            "-x",
+            "c",
+            "-std=c11",
+            &format!("--target={}", ctkgen_clang::DEFAULT_TARGET),
+            "-nostdinc",
+            "-isystem",
+        ])
+        .arg(ws.system_include_dir())
+        .arg(format!("-I{}", headers.include_dir.display()))
+        .env("LIBCLANG_PATH", &libclang);
         c
     };
     let check = |run: ctkgen::bench::ProcessRun, what: &str| -> Result<ctkgen::bench::ProcessRun> {
@@ -621,7 +651,8 @@ fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
     // Child processes first: a child's peak memory counts this process's resident memory at
     // the spawn, so they run before this process loads libclang or parses anything.
     let floor = rss_kib();
-    let (mut ir_runs, mut ours_runs, mut peer_runs, mut plain_runs) = (Runs::default(), Runs::default(), Runs::default(), Runs::default());
+    let (mut ir_runs, mut ours_runs, mut peer_runs, mut plain_runs) =
+        (Runs::default(), Runs::default(), Runs::default(), Runs::default());
     for n in 0..runs + 1 {
         // Run 0 warms caches for every command and is not counted.
         let ir = check(run_process(&mut ours_ir(n))?, "ctkgen ir")?;
@@ -652,7 +683,9 @@ fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
 
     println!("\n## whole processes, median of {runs} alternating runs (peak: largest of the runs)");
     println!("{:<40} {:>9} {:>9} {:>9}", "command", "wall ms", "cpu ms", "peak MiB");
-    let row = |name: &str, r: &Runs| println!("{name:<40} {:>9.1} {:>9.1} {:>9.1}", ms(r.wall()), ms(r.cpu()), mib(r.peak_kib()));
+    let row = |name: &str, r: &Runs| {
+        println!("{name:<40} {:>9.1} {:>9.1} {:>9.1}", ms(r.wall()), ms(r.cpu()), mib(r.peak_kib()))
+    };
     row("ctkgen ir (json)", &ir_runs);
     row("ctkgen generate, cython + rust", &ours_runs);
     if peer.is_some() {
@@ -682,15 +715,25 @@ fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
     }
 
     if !args.tiny {
-        println!("\n## every CTK in the catalogue, stages in this process (one run each, {} threads)", rayon::current_num_threads());
+        println!(
+            "\n## every CTK in the catalogue, stages in this process (one run each, {} threads)",
+            rayon::current_num_threads()
+        );
         let header = ["ctk", "parse ms", "IR ms", "cython ms", "rust ms", "write ms", "cpu ms"];
         println!("{:<10}{}", header[0], header[1..].iter().map(|h| format!(" {h:>10}")).collect::<String>());
-        let row = |label: &str, figures: &[f64]| println!("{label:<10}{}", figures.iter().map(|f| format!(" {f:>10.1}")).collect::<String>());
+        let row = |label: &str, figures: &[f64]| {
+            println!("{label:<10}{}", figures.iter().map(|f| format!(" {f:>10.1}")).collect::<String>())
+        };
         let mut totals = [0.0f64; 6];
         for release in ws.catalogue()?.newest_per_minor() {
-            let run = stages(ws, &HeaderSource::Ctk(release.ctk.clone()), &scratch.path().join(format!("each-{}", release.ctk)))?;
+            let run = stages(
+                ws,
+                &HeaderSource::Ctk(release.ctk.clone()),
+                &scratch.path().join(format!("each-{}", release.ctk)),
+            )?;
             let cpu: std::time::Duration = run.iter().map(|s| s.cpu).sum();
-            let figures = [ms(run[1].wall), ms(run[2].wall), ms(run[3].wall), ms(run[4].wall), ms(run[5].wall), ms(cpu)];
+            let figures =
+                [ms(run[1].wall), ms(run[2].wall), ms(run[3].wall), ms(run[4].wall), ms(run[5].wall), ms(cpu)];
             for (total, figure) in totals.iter_mut().zip(figures) {
                 *total += figure;
             }
@@ -701,8 +744,15 @@ fn bench(ws: &Workspace, args: BenchArgs) -> Result<ExitCode> {
 
     println!("\n## targets{}", if args.tiny { " (a fixture header: proves the command, not the targets)" } else { "" });
     let verdict = |met: bool| if met { "met" } else { "missed" };
-    let target = |name: &str, figure: String, goal: &str, met: bool| println!("{name:<44} {figure:>16}  target {goal:<8} {}", verdict(met));
-    target("IR of one CTK (ctkgen ir, whole process)", format!("{:.1} ms", ms(ir_runs.wall())), "<= 100 ms", ms(ir_runs.wall()) <= 100.0);
+    let target = |name: &str, figure: String, goal: &str, met: bool| {
+        println!("{name:<44} {figure:>16}  target {goal:<8} {}", verdict(met))
+    };
+    target(
+        "IR of one CTK (ctkgen ir, whole process)",
+        format!("{:.1} ms", ms(ir_runs.wall())),
+        "<= 100 ms",
+        ms(ir_runs.wall()) <= 100.0,
+    );
     target("cython emission (stage)", format!("{:.1} ms", ms(stage_wall(3))), "<= 150 ms", ms(stage_wall(3)) <= 150.0);
     target("rust emission (stage)", format!("{:.1} ms", ms(stage_wall(4))), "<= 150 ms", ms(stage_wall(4)) <= 150.0);
     if peer.is_some() {
@@ -743,7 +793,11 @@ fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
         // Only the rust/ part of the output folder is this command's.
         let rust: Vec<ctkgen_ir::OutputFile> = files
             .into_iter()
-            .filter_map(|f| f.path.strip_prefix("rust/").map(|p| ctkgen_ir::OutputFile { path: p.to_string(), contents: f.contents }))
+            .filter_map(|f| {
+                f.path
+                    .strip_prefix("rust/")
+                    .map(|p| ctkgen_ir::OutputFile { path: p.to_string(), contents: f.contents })
+            })
             .collect();
         let dir = out.join("rust");
         ctkgen::write_tree(&dir, &rust)?;
@@ -776,7 +830,10 @@ fn missing_gpu_prerequisites() -> Vec<String> {
         std::process::Command::new(program).args(args).output().map(|o| o.status.success()).unwrap_or(false)
     };
     let mut missing = Vec::new();
-    match std::process::Command::new("nvidia-smi").args(["--query-gpu=compute_cap", "--format=csv,noheader", "-i", "0"]).output() {
+    match std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=compute_cap", "--format=csv,noheader", "-i", "0"])
+        .output()
+    {
         Ok(out) if out.status.success() => {
             let cap = String::from_utf8_lossy(&out.stdout).trim().to_string();
             let major: u32 = cap.split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);

@@ -52,12 +52,16 @@ fn all_ctks_are_byte_identical_across_threads_and_folders() {
     let (ta, tb) = (tree(&a), tree(&b));
     assert!(ta.len() > 15 * 10, "{} files", ta.len());
     assert_eq!(ta, tb);
-    let roots: Vec<_> = std::fs::read_dir(&a).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let roots: Vec<_> =
+        std::fs::read_dir(&a).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(roots.len(), 15, "{roots:?}");
     // Nothing of the host leaks into the output.
     for (path, _) in ta.iter().filter(|(p, _)| !p.contains("/include/")) {
         let text = std::fs::read_to_string(a.join(path)).unwrap();
-        assert!(!text.contains(root().to_str().unwrap()) && !text.contains(tmp.path().to_str().unwrap()), "{path} holds a host path");
+        assert!(
+            !text.contains(root().to_str().unwrap()) && !text.contains(tmp.path().to_str().unwrap()),
+            "{path} holds a host path"
+        );
     }
 }
 
@@ -103,7 +107,11 @@ fn check_catches_one_edited_byte_and_rewrites_only_what_changed() {
     std::thread::sleep(Duration::from_millis(20));
     let rewrite = ok(&root(), &args);
     assert!(rewrite.contains("1 written"), "{rewrite}");
-    assert_eq!(std::fs::metadata(&cargo_toml).unwrap().modified().unwrap(), before, "unchanged files are not rewritten");
+    assert_eq!(
+        std::fs::metadata(&cargo_toml).unwrap().modified().unwrap(),
+        before,
+        "unchanged files are not rewritten"
+    );
 }
 
 #[test]
@@ -142,14 +150,27 @@ fn a_killed_run_leaves_the_previous_output_whole() {
         if tree(&out) != old {
             // Only a run that completed may change the tree, and then completely.
             let check = xtask_in(&root(), &[&new_args[..], &["--check"]].concat());
-            assert!(check.status.success(), "killed {extra_ms} ms into writing, the output is a mix:\n{}", String::from_utf8_lossy(&check.stdout).lines().filter(|l| !l.starts_with([' ', '+', '-', '@'])).collect::<Vec<_>>().join("\n"));
+            assert!(
+                check.status.success(),
+                "killed {extra_ms} ms into writing, the output is a mix:\n{}",
+                String::from_utf8_lossy(&check.stdout)
+                    .lines()
+                    .filter(|l| !l.starts_with([' ', '+', '-', '@']))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
             ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
             assert_eq!(tree(&out), old);
         }
     }
     assert!(killed_while_writing >= 3, "only {killed_while_writing} kills landed while writing");
     ok(&root(), &["generate", "--ctk", "13.1", "--out", out_s]);
-    let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.contains("staging")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("staging"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -168,7 +189,12 @@ fn two_concurrent_runs_do_not_corrupt_the_output() {
     let (mut first, mut second) = (spawn("first_cuda"), spawn("second_cuda"));
     assert!(first.wait().unwrap().success() && second.wait().unwrap().success());
     let fresh_as = |package: &str| {
-        xtask_in(&root(), &["generate", "--ctk", "13.1", "--lang", "cython", "--out", out_s, "--python-package", package, "--check"]).status.success()
+        xtask_in(
+            &root(),
+            &["generate", "--ctk", "13.1", "--lang", "cython", "--out", out_s, "--python-package", package, "--check"],
+        )
+        .status
+        .success()
     };
     assert!(fresh_as("first_cuda") ^ fresh_as("second_cuda"), "the tree is exactly one run's complete output");
 }
@@ -176,5 +202,9 @@ fn two_concurrent_runs_do_not_corrupt_the_output() {
 #[test]
 fn committed_abi_summaries_are_fresh() {
     let out = xtask_in(&root(), &["abi-summaries", "--check"]);
-    assert!(out.status.success(), "tests/abi is stale; run `cargo xtask abi-summaries` and review:\n{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "tests/abi is stale; run `cargo xtask abi-summaries` and review:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

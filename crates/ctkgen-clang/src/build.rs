@@ -326,7 +326,11 @@ impl<'tu> Builder<'tu> {
             }
             let offset = field.offset_of_field();
             if offset < 0 {
-                return Err(ParseError::Layout { location: self.where_(field), name: format!("{name}.{field_name}"), code: offset });
+                return Err(ParseError::Layout {
+                    location: self.where_(field),
+                    name: format!("{name}.{field_name}"),
+                    code: offset,
+                });
             }
             let bit_width = field.is_bitfield().then(|| field.bit_width().max(0) as u32);
             for child in field.children() {
@@ -373,9 +377,9 @@ impl<'tu> Builder<'tu> {
         if owner_end.offset() > start.offset() {
             candidates.push(self.tu.tokens(self.tu.range(start, owner_end)));
         }
-        let found = candidates
-            .iter()
-            .find_map(|tokens| parse_alignment_tokens(tokens).or_else(|| parse_alignment_tokens(&self.expand_macros(tokens))));
+        let found = candidates.iter().find_map(|tokens| {
+            parse_alignment_tokens(tokens).or_else(|| parse_alignment_tokens(&self.expand_macros(tokens)))
+        });
         found.map(|(spelling, value)| ExplicitAlignment { target, spelling, value, mode: self.mode }).ok_or_else(|| {
             ParseError::Unsupported {
                 location: self.where_(attr),
@@ -414,7 +418,8 @@ impl<'tu> Builder<'tu> {
                 if let Some((name, rest)) = tokens.split_first() {
                     let body = if cursor.is_macro_function_like() {
                         let close = rest.iter().position(|t| t == ")").unwrap_or(0);
-                        let params = rest.get(1..close).unwrap_or_default().iter().filter(|t| *t != ",").cloned().collect();
+                        let params =
+                            rest.get(1..close).unwrap_or_default().iter().filter(|t| *t != ",").cloned().collect();
                         MacroBody { params: Some(params), body: rest.get(close + 1..).unwrap_or_default().to_vec() }
                     } else {
                         MacroBody { params: None, body: rest.to_vec() }
@@ -451,7 +456,9 @@ impl<'tu> Builder<'tu> {
                         changed = true;
                         i += 1;
                     }
-                    Some(MacroBody { params: Some(params), body }) if current.get(i + 1).map(String::as_str) == Some("(") => {
+                    Some(MacroBody { params: Some(params), body })
+                        if current.get(i + 1).map(String::as_str) == Some("(") =>
+                    {
                         let mut args: Vec<Vec<String>> = vec![Vec::new()];
                         let mut depth = 0;
                         let mut j = i + 2;
@@ -622,11 +629,7 @@ impl<'tu> Builder<'tu> {
                 for p in ty.arg_types() {
                     params.push(self.convert(p, at)?);
                 }
-                ir::Type::Function {
-                    ret: Box::new(self.convert(ty.result(), at)?),
-                    params,
-                    variadic: ty.is_variadic(),
-                }
+                ir::Type::Function { ret: Box::new(self.convert(ty.result(), at)?), params, variadic: ty.is_variadic() }
             }
             _ => {
                 let canonical = ty.canonical();
@@ -677,7 +680,10 @@ fn record_key(decl: Cursor) -> String {
 fn is_anonymous_member(field: Cursor, decl: Cursor) -> bool {
     // SAFETY-free check through the record declaration: an anonymous member is an untagged
     // record whose field carries no name of its own.
-    decl.is_anonymous() && (field.spelling().is_empty() || field.spelling().contains("(anonymous") || field.spelling().contains("(unnamed"))
+    decl.is_anonymous()
+        && (field.spelling().is_empty()
+            || field.spelling().contains("(anonymous")
+            || field.spelling().contains("(unnamed"))
 }
 
 /// Peels arrays and pointers to find the record a field is built from.
@@ -725,7 +731,9 @@ fn primitive(ty: Type) -> Option<ir::Primitive> {
 
 /// `alignas ( 64 )`, `_Alignas(64)`, `__attribute__((aligned(64)))`, `__declspec(align(64))`.
 pub fn parse_alignment_tokens(tokens: &[String]) -> Option<(AlignmentSpelling, u64)> {
-    let position = tokens.iter().position(|t| matches!(t.as_str(), "alignas" | "_Alignas" | "aligned" | "__aligned__" | "align"))?;
+    let position = tokens
+        .iter()
+        .position(|t| matches!(t.as_str(), "alignas" | "_Alignas" | "aligned" | "__aligned__" | "align"))?;
     let spelling = match tokens[position].as_str() {
         "alignas" => AlignmentSpelling::Alignas,
         "_Alignas" => AlignmentSpelling::CAlignas,

@@ -137,7 +137,10 @@ pub fn read_modes<'o>(header: &'o Path, options: &'o ParseOptions) -> Result<Mod
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(ParseError::Load("parser thread panicked".into())))).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(ParseError::Load("parser thread panicked".into()))))
+            .collect()
     });
     release_freed_memory();
     Ok(ModeReadings { header, options, bytes, results })
@@ -176,7 +179,8 @@ impl ModeReadings<'_> {
             }
         }
 
-        let header_name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone());
+        let header_name =
+            header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone());
         let mut api = assemble(model);
         if api.functions.is_empty()
             && api.records.is_empty()
@@ -214,7 +218,12 @@ fn release_freed_memory() {
     }
 }
 
-fn read_mode(header: &Path, text: &[u8], options: &ParseOptions, mode: LanguageMode) -> Result<build::ModeModel, ParseError> {
+fn read_mode(
+    header: &Path,
+    text: &[u8],
+    options: &ParseOptions,
+    mode: LanguageMode,
+) -> Result<build::ModeModel, ParseError> {
     let display = header.display().to_string();
     let mut args = vec![
         "-x".to_string(),
@@ -247,7 +256,14 @@ fn read_mode(header: &Path, text: &[u8], options: &ParseOptions, mode: LanguageM
         return Err(ParseError::Diagnostic { location, message: d.message.clone(), mode });
     }
     let primary = options.modes.first() == Some(&mode);
-    let builder = build::Builder::new(&tu, mode, header, options.typedefs_header.as_deref(), &options.system_include_dir, primary);
+    let builder = build::Builder::new(
+        &tu,
+        mode,
+        header,
+        options.typedefs_header.as_deref(),
+        &options.system_include_dir,
+        primary,
+    );
     let mut model = builder.build()?;
     let skipped = skipped_in(&tu, header);
     check_skipped_alignments(&skipped, &model, mode)?;
@@ -291,7 +307,11 @@ fn skipped_in(tu: &libclang::TranslationUnit, header: &Path) -> Vec<Skipped> {
 
 /// An alignment attribute inside an inactive `#if` branch of a record that has no alignment
 /// in this mode means the mode silently drops it.
-fn check_skipped_alignments(skipped: &[Skipped], model: &build::ModeModel, mode: LanguageMode) -> Result<(), ParseError> {
+fn check_skipped_alignments(
+    skipped: &[Skipped],
+    model: &build::ModeModel,
+    mode: LanguageMode,
+) -> Result<(), ParseError> {
     for range in skipped {
         if !range.tokens.iter().any(|t| matches!(t.as_str(), "alignas" | "_Alignas" | "aligned" | "__aligned__")) {
             continue;
@@ -340,7 +360,11 @@ fn per_thread_renames(skipped: &[Skipped]) -> Vec<build::MacroDef> {
     let mut out = Vec::new();
     for range in skipped {
         for window in range.tokens.windows(6) {
-            if window[0] == "define" && matches!(window[2].as_str(), "__CUDA_API_PTDS" | "__CUDA_API_PTSZ") && window[3] == "(" && window[5] == ")" {
+            if window[0] == "define"
+                && matches!(window[2].as_str(), "__CUDA_API_PTDS" | "__CUDA_API_PTSZ")
+                && window[3] == "("
+                && window[5] == ")"
+            {
                 out.push(build::MacroDef { name: window[1].clone(), offset: 0, body: window[2..].to_vec(), doc: None });
             }
         }
@@ -383,7 +407,10 @@ fn compare_layouts(
     for ta in &a.typedefs {
         if let Some(tb) = b.typedefs.iter().find(|t| t.name == ta.name) {
             if (ta.size, ta.align) != (tb.size, tb.align) {
-                return Err(disagree(&ta.name, format!("typedef size/align {}/{} versus {}/{}", ta.size, ta.align, tb.size, tb.align)));
+                return Err(disagree(
+                    &ta.name,
+                    format!("typedef size/align {}/{} versus {}/{}", ta.size, ta.align, tb.size, tb.align),
+                ));
             }
         }
     }
@@ -425,7 +452,8 @@ fn assign_entry_point_versions(
     for (family, mut members) in families {
         members.sort();
         let introductions = |per_thread: bool| {
-            let mut v: Vec<&build::PfnVersion> = pfns.iter().filter(|p| p.name == family && p.per_thread == per_thread).collect();
+            let mut v: Vec<&build::PfnVersion> =
+                pfns.iter().filter(|p| p.name == family && p.per_thread == per_thread).collect();
             v.sort_by_key(|p| p.version);
             v
         };

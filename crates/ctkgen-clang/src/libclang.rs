@@ -43,7 +43,8 @@ pub fn release_clean_pages() -> usize {
     for mapping in clean_read_only_mappings(&smaps, &file) {
         // SAFETY: the range is a whole mapping of an unmodified, read-only private file
         // mapping (checked above); dropping its pages cannot change what it reads as.
-        if unsafe { libc::madvise(mapping.start as *mut c_void, mapping.end - mapping.start, libc::MADV_DONTNEED) } == 0 {
+        if unsafe { libc::madvise(mapping.start as *mut c_void, mapping.end - mapping.start, libc::MADV_DONTNEED) } == 0
+        {
             released += mapping.end - mapping.start;
         }
     }
@@ -71,7 +72,9 @@ fn clean_read_only_mappings(smaps: &str, file: &Path) -> Vec<Mapping> {
             finish(&mut current);
             let perms = fields.next().unwrap_or_default();
             let path = fields.nth(3).unwrap_or_default();
-            let (Ok(start), Ok(end)) = (usize::from_str_radix(start, 16), usize::from_str_radix(end, 16)) else { continue };
+            let (Ok(start), Ok(end)) = (usize::from_str_radix(start, 16), usize::from_str_radix(end, 16)) else {
+                continue;
+            };
             let candidate = Path::new(path) == file && perms.starts_with('r') && !perms.contains('w');
             current = Some((Mapping { start, end }, candidate));
         } else if matches!(first, "Anonymous:" | "Private_Dirty:" | "Shared_Dirty:") && fields.next() != Some("0") {
@@ -192,7 +195,8 @@ impl<'i> TranslationUnit<'i> {
             if tokens.is_null() {
                 return Vec::new();
             }
-            let out = (0..count as usize).map(|i| take_string(clang_getTokenSpelling(self.raw, *tokens.add(i)))).collect();
+            let out =
+                (0..count as usize).map(|i| take_string(clang_getTokenSpelling(self.raw, *tokens.add(i)))).collect();
             clang_disposeTokens(self.raw, tokens, count);
             out
         }
@@ -258,7 +262,15 @@ impl Location {
     pub fn offset(self) -> u32 {
         let mut offset = 0;
         // SAFETY: out-parameters only.
-        unsafe { clang_getExpansionLocation(self.0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), &mut offset) };
+        unsafe {
+            clang_getExpansionLocation(
+                self.0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut offset,
+            )
+        };
         offset
     }
 }

@@ -142,7 +142,10 @@ impl Parser<'_> {
         let start = self.pos;
         let mut words = Vec::new();
         while let Some(t) = self.peek() {
-            if matches!(t, "unsigned" | "signed" | "int" | "long" | "short" | "char" | "void" | "float" | "double" | "const") {
+            if matches!(
+                t,
+                "unsigned" | "signed" | "int" | "long" | "short" | "char" | "void" | "float" | "double" | "const"
+            ) {
                 words.push(t.to_string());
                 self.pos += 1;
             } else {
@@ -181,7 +184,8 @@ impl Parser<'_> {
         }
         if token.starts_with('"') {
             let text = token.trim_matches('"').to_string();
-            let ty = Type::Pointer { pointee: Box::new(Type::Primitive { name: Primitive::Char }), pointee_const: true };
+            let ty =
+                Type::Pointer { pointee: Box::new(Type::Primitive { name: Primitive::Char }), pointee_const: true };
             return Some((ConstantValue::Str(text), ty));
         }
         if token.starts_with(|c: char| c.is_ascii_digit()) {

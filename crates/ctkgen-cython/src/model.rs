@@ -235,32 +235,46 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
     model.constants = constants(api);
 
     let class_module = class_modules(&model, options);
-    model.record_modules = chunk(&model.records, options.records_per_module.max(1), "_records", |r| {
-        let mut needed = Vec::new();
-        for m in &r.members {
-            collect_class(&m.kind, &mut needed);
-        }
-        needed
-    }, &class_module);
-    model.function_modules = chunk(&model.functions, options.functions_per_module.max(1), "_functions", |f| {
-        f.params.iter().filter(|p| !p.class.is_empty()).map(|p| p.class.clone()).collect()
-    }, &class_module);
+    model.record_modules = chunk(
+        &model.records,
+        options.records_per_module.max(1),
+        "_records",
+        |r| {
+            let mut needed = Vec::new();
+            for m in &r.members {
+                collect_class(&m.kind, &mut needed);
+            }
+            needed
+        },
+        &class_module,
+    );
+    model.function_modules = chunk(
+        &model.functions,
+        options.functions_per_module.max(1),
+        "_functions",
+        |f| f.params.iter().filter(|p| !p.class.is_empty()).map(|p| p.class.clone()).collect(),
+        &class_module,
+    );
     model.python_modules = model
         .record_modules
         .iter()
         .map(|c| c.module.clone())
         .chain(model.function_modules.iter().map(|c| c.module.clone()))
         .collect();
-    model.extension_modules =
-        ["cydriver", "_base", "_types"].iter().map(|s| s.to_string()).chain(model.python_modules.iter().cloned()).collect();
+    model.extension_modules = ["cydriver", "_base", "_types"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(model.python_modules.iter().cloned())
+        .collect();
     Ok(model)
 }
 
 fn collect_class(kind: &ValueKind, out: &mut Vec<String>) {
     match kind {
-        ValueKind::Enum { class } | ValueKind::Scalar { class } | ValueKind::Handle { class } | ValueKind::Record { class, .. } => {
-            out.push(class.clone())
-        }
+        ValueKind::Enum { class }
+        | ValueKind::Scalar { class }
+        | ValueKind::Handle { class }
+        | ValueKind::Record { class, .. } => out.push(class.clone()),
         ValueKind::Array { element, .. } => collect_class(element, out),
         _ => {}
     }
@@ -455,7 +469,9 @@ fn visit_typedef(api: &Api, name: &str, state: &mut OrderState) {
             visit_record(api, r, state);
             return;
         }
-        Type::Record { name: r } if api.record(r).is_some_and(|r| r.typedef_name.as_deref() == Some(name) && r.anonymous) => {
+        Type::Record { name: r }
+            if api.record(r).is_some_and(|r| r.typedef_name.as_deref() == Some(name) && r.anonymous) =>
+        {
             visit_record(api, r, state);
             return;
         }
@@ -485,7 +501,11 @@ fn visit_record(api: &Api, name: &str, state: &mut OrderState) {
         fields.push(cy_decl(api, &field.ty, &py_ident(&field.name)));
     });
     let keyword = record.kind.c_keyword();
-    let header = if record.anonymous { format!("ctypedef {keyword} {}", record_cy_name(record)) } else { format!("cdef {keyword} {}", record.name) };
+    let header = if record.anonymous {
+        format!("ctypedef {keyword} {}", record_cy_name(record))
+    } else {
+        format!("cdef {keyword} {}", record.name)
+    };
     state.items.push(PxdItem::Record { header, fields });
 }
 
@@ -678,8 +698,13 @@ fn mark_records_holding_refs(views: &mut [RecordView]) {
 fn supported_member(kind: ValueKind) -> ValueKind {
     match kind {
         ValueKind::Array { element, len } => match *element {
-            ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. }
-            | ValueKind::Pointer | ValueKind::Record { .. } => ValueKind::Array { element, len },
+            ValueKind::Int
+            | ValueKind::Float
+            | ValueKind::Enum { .. }
+            | ValueKind::Scalar { .. }
+            | ValueKind::Handle { .. }
+            | ValueKind::Pointer
+            | ValueKind::Record { .. } => ValueKind::Array { element, len },
             _ => ValueKind::Opaque,
         },
         other => other,
@@ -735,7 +760,11 @@ fn functions(api: &Api, options: &CythonOptions) -> (Vec<FunctionView>, Vec<Stri
     for function in &api.functions {
         let returns_result = matches!(&function.ret, Type::Typedef { name } if name == "CUresult");
         if !returns_result {
-            report.push(format!("{}: skipped, returns {} instead of CUresult", function.name, ctkgen_ir::abi::c_decl(api, &function.ret, "")));
+            report.push(format!(
+                "{}: skipped, returns {} instead of CUresult",
+                function.name,
+                ctkgen_ir::abi::c_decl(api, &function.ret, "")
+            ));
             continue;
         }
         let decisions = classify(api, function, &options.overrides);
@@ -744,7 +773,10 @@ fn functions(api: &Api, options: &CythonOptions) -> (Vec<FunctionView>, Vec<Stri
             let (class, reason) = match decision {
                 Ok(d) => (d.class, d.reason),
                 Err(u) => {
-                    report.push(format!("{}.{}: UNCLASSIFIED ({}), passed as a raw address", u.function, u.param, u.c_type));
+                    report.push(format!(
+                        "{}.{}: UNCLASSIFIED ({}), passed as a raw address",
+                        u.function, u.param, u.c_type
+                    ));
                     unclassified.push(u);
                     (ParamClass::Address, "unclassified")
                 }
@@ -960,7 +992,9 @@ fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, inout_names: 
                     p.result = format!("<size_t>_o_{py}");
                     p.cy_type = "void*".into();
                 }
-                ValueKind::Scalar { ref class } | ValueKind::Handle { ref class } | ValueKind::Record { ref class, .. } => {
+                ValueKind::Scalar { ref class }
+                | ValueKind::Handle { ref class }
+                | ValueKind::Record { ref class, .. } => {
                     let class = class.clone();
                     let (wrapper, field) = match kind {
                         ValueKind::Scalar { .. } => ("_Scalar", "_pvt_ptr"),
@@ -996,9 +1030,10 @@ fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, inout_names: 
             p.kind = "out_borrowed".into();
             p.element = element_conversion(&element).into();
             match element {
-                ValueKind::Handle { class } | ValueKind::Scalar { class } | ValueKind::Record { class, .. } | ValueKind::Enum { class } => {
-                    p.class = class
-                }
+                ValueKind::Handle { class }
+                | ValueKind::Scalar { class }
+                | ValueKind::Record { class, .. }
+                | ValueKind::Enum { class } => p.class = class,
                 _ => {}
             }
         }
@@ -1013,7 +1048,9 @@ fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, inout_names: 
             p.element = element_conversion(&element).into();
             match element {
                 ValueKind::CharArray { .. } => p.kind = "out_bytes".into(),
-                ValueKind::Handle { class } | ValueKind::Scalar { class } | ValueKind::Record { class, .. } => p.class = class,
+                ValueKind::Handle { class } | ValueKind::Scalar { class } | ValueKind::Record { class, .. } => {
+                    p.class = class
+                }
                 ValueKind::Enum { class } => p.class = class,
                 _ => {}
             }
@@ -1100,7 +1137,11 @@ fn constants(api: &Api) -> Vec<ConstantView> {
                 (ValueKind::Handle { class } | ValueKind::Scalar { class }, ConstantValue::Int(v)) => {
                     // Cast macros such as `((CUstream)0x1)`: the handle type, two's complement.
                     let wrapped = if *v < 0 { (*v as i64 as u64).to_string() } else { v.to_string() };
-                    let wrapped = if matches!(value_kind(api, &c.ty), ValueKind::Scalar { .. }) { v.to_string() } else { wrapped };
+                    let wrapped = if matches!(value_kind(api, &c.ty), ValueKind::Scalar { .. }) {
+                        v.to_string()
+                    } else {
+                        wrapped
+                    };
                     format!("{class}({wrapped})")
                 }
                 _ => literal,

@@ -73,7 +73,9 @@ impl Overrides {
                     "address" => Override::Address,
                     "kernel_params" => Override::KernelParams,
                     other => {
-                        let with_len = |prefix: &str| other.strip_prefix(prefix).and_then(|r| r.strip_suffix(')')).map(str::to_string);
+                        let with_len = |prefix: &str| {
+                            other.strip_prefix(prefix).and_then(|r| r.strip_suffix(')')).map(str::to_string)
+                        };
                         if let Some(len) = with_len("out_array(") {
                             Override::OutArray { len }
                         } else if let Some(len) = with_len("out_bytes(") {
@@ -113,11 +115,17 @@ pub enum ParamClass {
     /// A raw address.
     Address,
     /// A pointer to one record: the caller's object, read (and possibly written) in place.
-    RecordIn { class: String, record: String },
+    RecordIn {
+        class: String,
+        record: String,
+    },
     /// `T *` with T a scalar, handle or pointer: a list copied into a C array.
     Array(ValueKind),
     /// `T *` with T a record: a list of record objects copied into one C array.
-    RecordArray { class: String, record: String },
+    RecordArray {
+        class: String,
+        record: String,
+    },
     KernelParams,
     /// Allocated by the binding and returned.
     Out(ValueKind),
@@ -125,11 +133,19 @@ pub enum ParamClass {
     OutString,
     /// `char *` or `T *` of `len` elements, allocated and returned. `len` names an input
     /// parameter, or an in/out one (`len_inout`) that says on return how many were written.
-    OutArray { element: ValueKind, len: String },
+    OutArray {
+        element: ValueKind,
+        len: String,
+    },
     /// `char *` of `len` bytes returned whole (binary data, NULs included).
-    OutBytes { len: String },
+    OutBytes {
+        len: String,
+    },
     /// `const T **` pointed at a callee-owned array of `len` (an output) elements, copied out.
-    OutBorrowed { element: ValueKind, len: String },
+    OutBorrowed {
+        element: ValueKind,
+        len: String,
+    },
     /// A scalar read and written back: passed in, returned.
     InOut(ValueKind),
 }
@@ -209,13 +225,32 @@ fn normalized(text: &str) -> String {
 pub fn doc_says_returned(text: &str) -> bool {
     let lower = normalized(text);
     const STARTS: &[&str] = &[
-        "returned", "returns ", "pointer to returned", "location to return", "location to store", "location where",
-        "output ", "the returned", "on success", "pointer to store", "pointer for the output", "receives",
-        "buffer where", "array to store", "value of handle returned", "resulting ",
+        "returned",
+        "returns ",
+        "pointer to returned",
+        "location to return",
+        "location to store",
+        "location where",
+        "output ",
+        "the returned",
+        "on success",
+        "pointer to store",
+        "pointer for the output",
+        "receives",
+        "buffer where",
+        "array to store",
+        "value of handle returned",
+        "resulting ",
     ];
     const CONTAINS: &[&str] = &[
-        " to return ", "will be returned", " are returned", " is returned", " is placed in here", " to receive ",
-        " returned.", "in which the ",
+        " to return ",
+        "will be returned",
+        " are returned",
+        " is returned",
+        " is placed in here",
+        " to receive ",
+        " returned.",
+        "in which the ",
     ];
     STARTS.iter().any(|s| lower.starts_with(s))
         || CONTAINS.iter().any(|s| lower.contains(s))
@@ -226,7 +261,14 @@ pub fn doc_says_returned(text: &str) -> bool {
 pub fn doc_says_input_list(text: &str) -> bool {
     let lower = normalized(text);
     const STARTS: &[&str] = &[
-        "array of", "an array of", "the array of", "list of", "array containing", "the set of", "options ", "option values",
+        "array of",
+        "an array of",
+        "the array of",
+        "list of",
+        "array containing",
+        "the set of",
+        "options ",
+        "option values",
         "the types and parameters of",
     ];
     STARTS.iter().any(|s| lower.starts_with(s))
@@ -247,19 +289,19 @@ fn body_returns_in(body: &str, name: &str) -> bool {
     let star = format!("in \\p *{name}");
     body.split(". ").any(|sentence| {
         let lower = sentence.to_lowercase();
-        lower.contains("return") && [&plain, &star].iter().any(|p| {
-            sentence.match_indices(p.as_str()).any(|(at, _)| {
-                !sentence[at + p.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        lower.contains("return")
+            && [&plain, &star].iter().any(|p| {
+                sentence.match_indices(p.as_str()).any(|(at, _)| {
+                    !sentence[at + p.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                })
             })
-        })
     })
 }
 
 /// Whether a parameter name reads as an element count (`numNodes`, `nbGroups`, `count`).
 fn is_count_name(name: &str) -> bool {
-    let upper_after = |prefix: &str| {
-        name.strip_prefix(prefix).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
-    };
+    let upper_after =
+        |prefix: &str| name.strip_prefix(prefix).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
     name == "count" || upper_after("num") || upper_after("nb")
 }
 
@@ -296,12 +338,17 @@ struct FunctionFacts<'a> {
 impl<'a> FunctionFacts<'a> {
     fn new(api: &Api, function: &'a Function, overrides: &Overrides) -> FunctionFacts<'a> {
         let docs = function.doc.as_deref().map(param_docs).unwrap_or_default();
-        let body = function.doc.as_deref().map(|d| {
-            let parts = ctkgen_ir::doc::parse(d);
-            format!("{} {}", parts.brief, parts.body.replace('\n', " "))
-        }).unwrap_or_default();
+        let body = function
+            .doc
+            .as_deref()
+            .map(|d| {
+                let parts = ctkgen_ir::doc::parse(d);
+                format!("{} {}", parts.brief, parts.body.replace('\n', " "))
+            })
+            .unwrap_or_default();
         let mut facts = FunctionFacts { docs, body, inout_counts: Vec::new(), value_counts: Vec::new() };
-        let pointer_params = function.params.iter().filter(|p| pointer_parts(api, &p.ty).is_some_and(|(_, c)| !c)).count();
+        let pointer_params =
+            function.params.iter().filter(|p| pointer_parts(api, &p.ty).is_some_and(|(_, c)| !c)).count();
         for param in &function.params {
             let name = param.name.as_str();
             match pointer_parts(api, &param.ty) {
@@ -311,10 +358,12 @@ impl<'a> FunctionFacts<'a> {
                     let explicit = overrides.get(&function.name, name);
                     let inout = match explicit {
                         Some(o) => *o == Override::InOut,
-                        None => is_count_name(name)
-                            && pointer_params > 1
-                            && (doc.direction == Some(Direction::InOut)
-                                || (doc.direction.is_none() && !doc_says_returned(&doc.text))),
+                        None => {
+                            is_count_name(name)
+                                && pointer_params > 1
+                                && (doc.direction == Some(Direction::InOut)
+                                    || (doc.direction.is_none() && !doc_says_returned(&doc.text)))
+                        }
                     };
                     if inout {
                         facts.inout_counts.push(name);
@@ -359,13 +408,13 @@ pub fn classify(api: &Api, function: &Function, overrides: &Overrides) -> Vec<Re
         .params
         .iter()
         .map(|param| {
-            classify_one(api, &facts, &param.name, &param.ty, overrides.get(&function.name, &param.name)).ok_or_else(|| {
-                Unclassified {
+            classify_one(api, &facts, &param.name, &param.ty, overrides.get(&function.name, &param.name)).ok_or_else(
+                || Unclassified {
                     function: function.name.clone(),
                     param: param.name.clone(),
                     c_type: ctkgen_ir::abi::c_decl(api, &param.ty, ""),
-                }
-            })
+                },
+            )
         })
         .collect()
 }
@@ -374,7 +423,13 @@ fn decided(class: ParamClass, reason: &'static str) -> Option<Decision> {
     Some(Decision { class, reason })
 }
 
-fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov: Option<&Override>) -> Option<Decision> {
+fn classify_one(
+    api: &Api,
+    facts: &FunctionFacts<'_>,
+    name: &str,
+    ty: &Type,
+    ov: Option<&Override>,
+) -> Option<Decision> {
     let Some((pointee, pointee_const)) = pointer_parts(api, ty) else {
         return match value_kind(api, ty) {
             ValueKind::Opaque | ValueKind::Array { .. } | ValueKind::CharArray { .. } => None,
@@ -383,7 +438,10 @@ fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov:
         };
     };
     let target = value_kind(api, &pointee);
-    let is_char = matches!(api.resolve(&pointee), Type::Primitive { name: Primitive::Char | Primitive::SignedChar | Primitive::UnsignedChar });
+    let is_char = matches!(
+        api.resolve(&pointee),
+        Type::Primitive { name: Primitive::Char | Primitive::SignedChar | Primitive::UnsignedChar }
+    );
     let is_void = matches!(api.resolve(&pointee), Type::Void);
     match ov {
         Some(Override::Address) => return decided(ParamClass::Address, "override"),
@@ -399,8 +457,10 @@ fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov:
         Some(Override::OutBorrowed { len }) => {
             let (inner, _) = pointer_parts(api, &pointee)?;
             let element = value_kind(api, &inner);
-            return element_kind_ok(&element)
-                .then(|| Decision { class: ParamClass::OutBorrowed { element, len: len.clone() }, reason: "override" });
+            return element_kind_ok(&element).then(|| Decision {
+                class: ParamClass::OutBorrowed { element, len: len.clone() },
+                reason: "override",
+            });
         }
         Some(Override::Out) => return out_class(api, &pointee, target, "override"),
         Some(Override::InOut) => return inout_class(target, "override"),
@@ -423,7 +483,9 @@ fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov:
         Some(Direction::Out) => true,
         Some(Direction::InOut | Direction::In) => false,
         // The body sentence is read only when the comment has no `\param` line for the parameter.
-        None => doc_says_returned(&doc.text) || out_named || (doc.text.is_empty() && body_returns_in(&facts.body, name)),
+        None => {
+            doc_says_returned(&doc.text) || out_named || (doc.text.is_empty() && body_returns_in(&facts.body, name))
+        }
     };
     if says_out {
         // A `char *` output is a buffer whose size the type does not give: an override names it.
@@ -461,7 +523,12 @@ fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov:
         ValueKind::Record { class, record } if !text.is_empty() => {
             decided(ParamClass::RecordIn { class, record }, "record passed in place")
         }
-        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } | ValueKind::Pointer
+        ValueKind::Int
+        | ValueKind::Float
+        | ValueKind::Enum { .. }
+        | ValueKind::Scalar { .. }
+        | ValueKind::Handle { .. }
+        | ValueKind::Pointer
             if !is_char && (text.starts_with("pointer to") || text.starts_with("address of")) =>
         {
             out_class(api, &pointee, target, "documented as a pointer to the result")
@@ -476,7 +543,12 @@ fn classify_one(api: &Api, facts: &FunctionFacts<'_>, name: &str, ty: &Type, ov:
 fn element_kind_ok(target: &ValueKind) -> bool {
     matches!(
         target,
-        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } | ValueKind::Record { .. }
+        ValueKind::Int
+            | ValueKind::Float
+            | ValueKind::Enum { .. }
+            | ValueKind::Scalar { .. }
+            | ValueKind::Handle { .. }
+            | ValueKind::Record { .. }
     )
 }
 
@@ -489,9 +561,11 @@ fn input_class(target: ValueKind, is_char: bool, is_void: bool, reason: &'static
     }
     match target {
         ValueKind::Record { class, record } => decided(ParamClass::RecordIn { class, record }, reason),
-        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } => {
-            decided(ParamClass::Array(target), reason)
-        }
+        ValueKind::Int
+        | ValueKind::Float
+        | ValueKind::Enum { .. }
+        | ValueKind::Scalar { .. }
+        | ValueKind::Handle { .. } => decided(ParamClass::Array(target), reason),
         ValueKind::Pointer => decided(ParamClass::Address, reason),
         _ => None,
     }
@@ -500,9 +574,12 @@ fn input_class(target: ValueKind, is_char: bool, is_void: bool, reason: &'static
 fn list_class(target: ValueKind, reason: &'static str) -> Option<Decision> {
     match target {
         ValueKind::Record { class, record } => decided(ParamClass::RecordArray { class, record }, reason),
-        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } | ValueKind::Pointer => {
-            decided(ParamClass::Array(target), reason)
-        }
+        ValueKind::Int
+        | ValueKind::Float
+        | ValueKind::Enum { .. }
+        | ValueKind::Scalar { .. }
+        | ValueKind::Handle { .. }
+        | ValueKind::Pointer => decided(ParamClass::Array(target), reason),
         _ => None,
     }
 }
@@ -510,9 +587,11 @@ fn list_class(target: ValueKind, reason: &'static str) -> Option<Decision> {
 fn inout_class(target: ValueKind, reason: &'static str) -> Option<Decision> {
     match target {
         ValueKind::Record { class, record } => decided(ParamClass::RecordIn { class, record }, reason),
-        ValueKind::Int | ValueKind::Float | ValueKind::Enum { .. } | ValueKind::Scalar { .. } | ValueKind::Handle { .. } => {
-            decided(ParamClass::InOut(target), reason)
-        }
+        ValueKind::Int
+        | ValueKind::Float
+        | ValueKind::Enum { .. }
+        | ValueKind::Scalar { .. }
+        | ValueKind::Handle { .. } => decided(ParamClass::InOut(target), reason),
         _ => None,
     }
 }

@@ -92,27 +92,39 @@ pub enum ValueKind {
     Int,
     Float,
     /// An enum member of the named Python class.
-    Enum { class: String },
+    Enum {
+        class: String,
+    },
     /// A scalar typedef with its own wrapper class (`cuuint32_t`, `CUdevice`, `CUdeviceptr`).
-    Scalar { class: String },
+    Scalar {
+        class: String,
+    },
     /// A pointer typedef with a handle class (`CUcontext`, `CUhostFn`).
-    Handle { class: String },
+    Handle {
+        class: String,
+    },
     /// A complete record by value, with its class.
-    Record { class: String, record: String },
+    Record {
+        class: String,
+        record: String,
+    },
     /// Any other pointer: an address as int.
     Pointer,
     /// `char[N]`: bytes.
-    CharArray { len: u64 },
-    Array { element: Box<ValueKind>, len: u64 },
+    CharArray {
+        len: u64,
+    },
+    Array {
+        element: Box<ValueKind>,
+        len: u64,
+    },
     /// Nothing Python can hold (void, incomplete records, functions by value).
     Opaque,
 }
 
 /// The Python class named after an enum: its first typedef, else its tag.
 pub fn enum_class(api: &Api, name: &str) -> String {
-    api.enumeration(name)
-        .and_then(|e| e.typedef_names.first().cloned())
-        .unwrap_or_else(|| name.to_string())
+    api.enumeration(name).and_then(|e| e.typedef_names.first().cloned()).unwrap_or_else(|| name.to_string())
 }
 
 /// Classifies a type, following typedefs until one that has a Python class of its own.
@@ -156,10 +168,9 @@ fn primitive_kind(p: Primitive) -> ValueKind {
 
 fn is_char(api: &Api, ty: &Type) -> bool {
     match ty {
-        Type::Array { element, .. } => matches!(
-            api.resolve(element),
-            Type::Primitive { name: Primitive::Char | Primitive::SignedChar }
-        ),
+        Type::Array { element, .. } => {
+            matches!(api.resolve(element), Type::Primitive { name: Primitive::Char | Primitive::SignedChar })
+        }
         _ => false,
     }
 }
@@ -201,18 +212,20 @@ pub fn typedef_class(api: &Api, name: &str) -> Option<TypedefClass> {
             builtin_typedef(inner).filter(|p| !p.is_float()).map(|_| TypedefClass::Scalar)
         }
         Type::Typedef { name: inner } => match api.typedef(inner) {
-            Some(_) => typedef_class(api, inner).map(|class| match class {
-                TypedefClass::RecordAlias { record } => TypedefClass::RecordAlias { record },
-                other => other,
-            }).or_else(|| {
-                // An alias of an untagged record's own typedef.
-                match api.resolve(&def.ty) {
-                    Type::Record { name: record } if api.record(record).is_some_and(|r| r.complete) => {
-                        Some(TypedefClass::RecordAlias { record: record.clone() })
+            Some(_) => typedef_class(api, inner)
+                .map(|class| match class {
+                    TypedefClass::RecordAlias { record } => TypedefClass::RecordAlias { record },
+                    other => other,
+                })
+                .or_else(|| {
+                    // An alias of an untagged record's own typedef.
+                    match api.resolve(&def.ty) {
+                        Type::Record { name: record } if api.record(record).is_some_and(|r| r.complete) => {
+                            Some(TypedefClass::RecordAlias { record: record.clone() })
+                        }
+                        _ => None,
                     }
-                    _ => None,
-                }
-            }),
+                }),
             None => builtin_typedef(inner).filter(|p| !p.is_float()).map(|_| TypedefClass::Scalar),
         },
         _ => None,
@@ -225,7 +238,9 @@ pub fn typedef_base(api: &Api, name: &str) -> Option<String> {
     match &def.ty {
         Type::Typedef { name: inner } if typedef_class(api, inner).is_some() => Some(inner.clone()),
         Type::Typedef { name: inner } => match api.resolve(&def.ty) {
-            Type::Record { name: record } => api.record(record).map(record_class).filter(|c| c != name).or(Some(inner.clone())),
+            Type::Record { name: record } => {
+                api.record(record).map(record_class).filter(|c| c != name).or(Some(inner.clone()))
+            }
             _ => None,
         },
         Type::Record { name: record } => api.record(record).map(record_class),

@@ -32,7 +32,9 @@ fn enums(old: &Api, new: &Api, out: &mut Vec<Change>) {
             });
             continue;
         };
-        if e.underlying.layout() != f.underlying.layout() || e.underlying.is_signed_integer() != f.underlying.is_signed_integer() {
+        if e.underlying.layout() != f.underlying.layout()
+            || e.underlying.is_signed_integer() != f.underlying.is_signed_integer()
+        {
             out.push(Change {
                 section: Section::EnumChanges,
                 impact: Impact::Incompatible,

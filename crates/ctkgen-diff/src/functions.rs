@@ -118,7 +118,11 @@ fn signature(eq: &LayoutEq, f: &Function, g: &Function, out: &mut Vec<Change>) {
     }
     for (i, (p, q)) in f.params.iter().zip(&g.params).enumerate() {
         if differs(&p.ty, &q.ty) {
-            differences.push(format!("parameter {i}: `{}` → `{}`", c_decl(old, &p.ty, &p.name), c_decl(new, &q.ty, &q.name)));
+            differences.push(format!(
+                "parameter {i}: `{}` → `{}`",
+                c_decl(old, &p.ty, &p.name),
+                c_decl(new, &q.ty, &q.name)
+            ));
         }
     }
     if !differences.is_empty() {
@@ -158,7 +162,12 @@ fn signature(eq: &LayoutEq, f: &Function, g: &Function, out: &mut Vec<Change>) {
         .map(|(index, (p, q))| ParamRename { index, old: p.name.clone(), new: q.name.clone() })
         .collect();
     if !renames.is_empty() {
-        out.push(Change { section: Section::Notes, impact: Impact::Note, subject: f.name.clone(), detail: Detail::ParamsRenamed { renames } });
+        out.push(Change {
+            section: Section::Notes,
+            impact: Impact::Note,
+            subject: f.name.clone(),
+            detail: Detail::ParamsRenamed { renames },
+        });
     }
     if f.deprecated != g.deprecated {
         out.push(Change {

@@ -60,7 +60,12 @@ impl<'a> LayoutEq<'a> {
             (
                 Type::Function { ret: r1, params: p1, variadic: v1 },
                 Type::Function { ret: r2, params: p2, variadic: v2 },
-            ) => v1 == v2 && p1.len() == p2.len() && self.types(r1, r2) && p1.iter().zip(p2).all(|(x, y)| self.types(x, y)),
+            ) => {
+                v1 == v2
+                    && p1.len() == p2.len()
+                    && self.types(r1, r2)
+                    && p1.iter().zip(p2).all(|(x, y)| self.types(x, y))
+            }
             (Type::Record { name: x }, Type::Record { name: y }) => self.records(x, y),
             _ => match (scalar(self.old, a), scalar(self.new, b)) {
                 (Some(x), Some(y)) => x == y,
@@ -94,7 +99,8 @@ impl<'a> LayoutEq<'a> {
     fn fields_compatible(&self, a: &Record, b: &Record) -> bool {
         let mut taken = vec![false; b.fields.len()];
         for f in a.fields.iter().filter(|f| !is_padding(&f.name)) {
-            let found = b.fields.iter().enumerate().position(|(j, g)| !taken[j] && same_slot(f, g) && self.types(&f.ty, &g.ty));
+            let found =
+                b.fields.iter().enumerate().position(|(j, g)| !taken[j] && same_slot(f, g) && self.types(&f.ty, &g.ty));
             match found {
                 Some(j) => taken[j] = true,
                 None => return false,
@@ -112,7 +118,9 @@ impl<'a> LayoutEq<'a> {
     /// (pointers, arrays, function types) but not into record fields.
     pub fn tag_renames(&self, position: &str, old_ty: &Type, new_ty: &Type, out: &mut Vec<TagRename>) {
         match (self.old.resolve(old_ty), self.new.resolve(new_ty)) {
-            (Type::Pointer { pointee: p, .. }, Type::Pointer { pointee: q, .. }) => self.tag_renames(position, p, q, out),
+            (Type::Pointer { pointee: p, .. }, Type::Pointer { pointee: q, .. }) => {
+                self.tag_renames(position, p, q, out)
+            }
             (Type::Array { element: e, .. }, Type::Array { element: f, .. }) => self.tag_renames(position, e, f, out),
             (Type::Function { ret: r1, params: p1, .. }, Type::Function { ret: r2, params: p2, .. }) => {
                 self.tag_renames(position, r1, r2, out);

@@ -47,7 +47,12 @@ pub struct Side {
 
 impl Side {
     fn from_provenance(p: &Provenance) -> Side {
-        Side { header: p.header.clone(), header_sha256: p.header_sha256.clone(), ctk: p.ctk.clone(), cuda_version: p.cuda_version }
+        Side {
+            header: p.header.clone(),
+            header_sha256: p.header_sha256.clone(),
+            ctk: p.ctk.clone(),
+            cuda_version: p.cuda_version,
+        }
     }
 
     /// `CTK 13.0.3 (CUDA_VERSION 13000)`, or the header name for a free-standing header.
@@ -227,11 +232,22 @@ pub struct NamedValue {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Detail {
-    FunctionAdded { symbol: String, declaration: String },
+    FunctionAdded {
+        symbol: String,
+        declaration: String,
+    },
     /// `symbol_now_bound_by` lists the new public names bound to the same symbol; empty when
     /// the new header no longer declares the symbol at all.
-    FunctionRemoved { symbol: String, declaration: String, symbol_now_bound_by: Vec<String> },
-    SignatureChanged { old_declaration: String, new_declaration: String, differences: Vec<String> },
+    FunctionRemoved {
+        symbol: String,
+        declaration: String,
+        symbol_now_bound_by: Vec<String>,
+    },
+    SignatureChanged {
+        old_declaration: String,
+        new_declaration: String,
+        differences: Vec<String>,
+    },
     /// The public name now binds to another symbol or driver version.
     SymbolBinding {
         changes: Vec<BindingChange>,
@@ -239,12 +255,26 @@ pub enum Detail {
         dropped_symbols: Vec<String>,
     },
     /// Same layout everywhere, but a struct tag in the signature is spelled differently.
-    SignatureTagsRenamed { tags: Vec<TagRename> },
-    ParamsRenamed { renames: Vec<ParamRename> },
-    DeprecationChanged { deprecated: bool },
-    RecordAdded { shape: Option<Shape> },
-    RecordRemoved { shape: Option<Shape> },
-    RecordRenamed { new_name: String, shape: Option<Shape>, evidence: Vec<String> },
+    SignatureTagsRenamed {
+        tags: Vec<TagRename>,
+    },
+    ParamsRenamed {
+        renames: Vec<ParamRename>,
+    },
+    DeprecationChanged {
+        deprecated: bool,
+    },
+    RecordAdded {
+        shape: Option<Shape>,
+    },
+    RecordRemoved {
+        shape: Option<Shape>,
+    },
+    RecordRenamed {
+        new_name: String,
+        shape: Option<Shape>,
+        evidence: Vec<String>,
+    },
     RecordLayout {
         old: Option<Shape>,
         new: Option<Shape>,
@@ -253,20 +283,60 @@ pub enum Detail {
         /// through pointers, typedefs or other records); filled for incompatible changes.
         used_by: Vec<String>,
     },
-    TypedefAdded { target: String },
-    TypedefRemoved { target: String },
-    TypedefRetargeted { old_target: String, new_target: String, old: Shape, new: Shape, same_layout: bool },
+    TypedefAdded {
+        target: String,
+    },
+    TypedefRemoved {
+        target: String,
+    },
+    TypedefRetargeted {
+        old_target: String,
+        new_target: String,
+        old: Shape,
+        new: Shape,
+        same_layout: bool,
+    },
     /// The typedef's own alignment attribute changed.
-    TypedefLayout { old: Shape, new: Shape },
-    EnumAdded { constants: usize },
-    EnumRemoved { constants: usize },
-    EnumUnderlyingChanged { old: String, new: String },
-    EnumConstantsAdded { constants: Vec<NamedValue> },
-    EnumConstantRemoved { enumeration: String, value: i128 },
-    EnumConstantChanged { enumeration: String, old: i128, new: i128 },
-    ConstantAdded { value: String, ty: String },
-    ConstantRemoved { value: String, ty: String },
-    ConstantChanged { old_value: String, new_value: String, old_ty: String, new_ty: String },
+    TypedefLayout {
+        old: Shape,
+        new: Shape,
+    },
+    EnumAdded {
+        constants: usize,
+    },
+    EnumRemoved {
+        constants: usize,
+    },
+    EnumUnderlyingChanged {
+        old: String,
+        new: String,
+    },
+    EnumConstantsAdded {
+        constants: Vec<NamedValue>,
+    },
+    EnumConstantRemoved {
+        enumeration: String,
+        value: i128,
+    },
+    EnumConstantChanged {
+        enumeration: String,
+        old: i128,
+        new: i128,
+    },
+    ConstantAdded {
+        value: String,
+        ty: String,
+    },
+    ConstantRemoved {
+        value: String,
+        ty: String,
+    },
+    ConstantChanged {
+        old_value: String,
+        new_value: String,
+        old_ty: String,
+        new_ty: String,
+    },
 }
 
 /// Compares `old` with `new`; see the crate documentation for what counts as what.

@@ -127,7 +127,8 @@ fn item(change: &Change) -> String {
             format!("`{s}` (same layout): {}", parts.join("; "))
         }
         Detail::ParamsRenamed { renames } => {
-            let parts: Vec<String> = renames.iter().map(|r| format!("parameter {} `{}` → `{}`", r.index, r.old, r.new)).collect();
+            let parts: Vec<String> =
+                renames.iter().map(|r| format!("parameter {} `{}` → `{}`", r.index, r.old, r.new)).collect();
             format!("`{s}`: {}", parts.join("; "))
         }
         Detail::DeprecationChanged { deprecated } => {
@@ -140,7 +141,9 @@ fn item(change: &Change) -> String {
         }
         Detail::RecordLayout { old, new, fields, used_by } => {
             let head = match (old, new) {
-                (Some(a), Some(b)) => format!("{}, {}", delta("align", a.align, b.align), delta("size", a.size, b.size)),
+                (Some(a), Some(b)) => {
+                    format!("{}, {}", delta("align", a.align, b.align), delta("size", a.size, b.size))
+                }
                 (a, b) => format!("{} → {}", shape_text(*a), shape_text(*b)),
             };
             let mut text = format!("`{s}`: {head}");
@@ -165,7 +168,9 @@ fn item(change: &Change) -> String {
         Detail::TypedefLayout { old, new } => {
             format!("typedef `{s}`: {}, {}", delta("align", old.align, new.align), delta("size", old.size, new.size))
         }
-        Detail::EnumAdded { constants } | Detail::EnumRemoved { constants } => format!("enum `{s}` ({constants} constants)"),
+        Detail::EnumAdded { constants } | Detail::EnumRemoved { constants } => {
+            format!("enum `{s}` ({constants} constants)")
+        }
         Detail::EnumUnderlyingChanged { old, new } => format!("enum `{s}`: underlying `{old}` → `{new}`"),
         Detail::EnumConstantsAdded { constants } => {
             let parts: Vec<String> = constants.iter().map(|c| format!("`{}` = {}", c.name, c.value)).collect();

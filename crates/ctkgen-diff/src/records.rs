@@ -14,13 +14,21 @@ fn shape(r: &Record) -> Option<Shape> {
 }
 
 fn slot(api: &Api, f: &Field) -> FieldSlot {
-    FieldSlot { name: f.name.clone(), offset_bits: f.offset_bits, bit_width: f.bit_width, size: f.size, ty: c_decl(api, &f.ty, "") }
+    FieldSlot {
+        name: f.name.clone(),
+        offset_bits: f.offset_bits,
+        bit_width: f.bit_width,
+        size: f.size,
+        ty: c_decl(api, &f.ty, ""),
+    }
 }
 
 pub(crate) fn compare(eq: &LayoutEq, out: &mut Vec<Change>) {
     let (old, new) = (eq.old, eq.new);
-    let removed: BTreeSet<&str> = old.records.iter().map(|r| r.name.as_str()).filter(|n| new.record(n).is_none()).collect();
-    let added: BTreeSet<&str> = new.records.iter().map(|r| r.name.as_str()).filter(|n| old.record(n).is_none()).collect();
+    let removed: BTreeSet<&str> =
+        old.records.iter().map(|r| r.name.as_str()).filter(|n| new.record(n).is_none()).collect();
+    let added: BTreeSet<&str> =
+        new.records.iter().map(|r| r.name.as_str()).filter(|n| old.record(n).is_none()).collect();
     let renames = pair_renames(eq, &removed, &added);
     let renamed_to: BTreeSet<&str> = renames.values().map(|(to, _)| to.as_str()).collect();
 
@@ -110,7 +118,11 @@ fn nested_in(r: &Record, set: &BTreeSet<&str>) -> bool {
 /// Pairs removed records with added ones of identical layout. Evidence first: a typedef or a
 /// function parameter that named the old tag and now names the new one. Then layout alone,
 /// when exactly one candidate shares the longest name prefix.
-fn pair_renames(eq: &LayoutEq, removed: &BTreeSet<&str>, added: &BTreeSet<&str>) -> BTreeMap<String, (String, Vec<String>)> {
+fn pair_renames(
+    eq: &LayoutEq,
+    removed: &BTreeSet<&str>,
+    added: &BTreeSet<&str>,
+) -> BTreeMap<String, (String, Vec<String>)> {
     let (old, new) = (eq.old, eq.new);
     let mut pairs: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
     let taken = |to: &str, pairs: &BTreeMap<String, (String, Vec<String>)>| pairs.values().any(|(t, _)| t == to);
@@ -148,7 +160,8 @@ fn pair_renames(eq: &LayoutEq, removed: &BTreeSet<&str>, added: &BTreeSet<&str>)
         if pairs.contains_key(*from) || !old.record(from).is_some_and(|r| r.complete) {
             continue;
         }
-        let candidates: Vec<&str> = added.iter().copied().filter(|to| !taken(to, &pairs) && eq.records(from, to)).collect();
+        let candidates: Vec<&str> =
+            added.iter().copied().filter(|to| !taken(to, &pairs) && eq.records(from, to)).collect();
         let prefix = |to: &str| from.bytes().zip(to.bytes()).take_while(|(a, b)| a == b).count();
         let Some(best) = candidates.iter().map(|to| prefix(to)).max() else { continue };
         let winners: Vec<&str> = candidates.iter().copied().filter(|to| prefix(to) == best).collect();
@@ -167,8 +180,11 @@ fn record_change(eq: &LayoutEq, a: &Record, b: &Record) -> Option<Change> {
     }
     if a.complete != b.complete {
         // An opaque type gaining a definition adds to the API; losing it takes away.
-        let (section, impact) =
-            if b.complete { (Section::AddedTypes, Impact::Compatible) } else { (Section::OtherLayoutChanges, Impact::Incompatible) };
+        let (section, impact) = if b.complete {
+            (Section::AddedTypes, Impact::Compatible)
+        } else {
+            (Section::OtherLayoutChanges, Impact::Incompatible)
+        };
         return Some(Change {
             section,
             impact,

@@ -2,8 +2,8 @@
 
 use ctkgen_diff::{diff, AbiDiff, Detail, Impact, Section, Verdict};
 use ctkgen_ir::{
-    Api, Constant, ConstantValue, Enum, EnumConstant, Field, Function, LanguageMode, Param, Primitive, Provenance, Record,
-    RecordKind, Type, Typedef, FORMAT_VERSION,
+    Api, Constant, ConstantValue, Enum, EnumConstant, Field, Function, LanguageMode, Param, Primitive, Provenance,
+    Record, RecordKind, Type, Typedef, FORMAT_VERSION,
 };
 
 fn api(ctk: &str) -> Api {
@@ -80,7 +80,13 @@ fn enumeration(name: &str, constants: &[(&str, i128)]) -> Enum {
 }
 
 fn constant(name: &str, value: i128) -> Constant {
-    Constant { name: name.into(), ty: prim(Primitive::Int), value: ConstantValue::Int(value), expr: value.to_string(), doc: None }
+    Constant {
+        name: name.into(),
+        ty: prim(Primitive::Int),
+        value: ConstantValue::Int(value),
+        expr: value.to_string(),
+        doc: None,
+    }
 }
 
 /// Two words: a struct with one `int` and one `unsigned long`.
@@ -149,7 +155,9 @@ fn typedef_spelling_and_parameter_names_are_not_abi() {
     let d = diff(&old, &new);
     assert_eq!(d.section(Section::ChangedSignatures).count(), 0);
     let note = d.section(Section::Notes).next().expect("a note");
-    assert!(matches!(&note.detail, Detail::ParamsRenamed { renames } if renames[0].old == "count" && renames[0].new == "n"));
+    assert!(
+        matches!(&note.detail, Detail::ParamsRenamed { renames } if renames[0].old == "count" && renames[0].new == "n")
+    );
     // Only the typedef itself is new.
     assert_eq!(d.verdict(), Verdict::Compatible);
     assert_eq!(d.count(Impact::Compatible), 1);
@@ -171,7 +179,11 @@ fn struct_tag_renamed_with_same_layout_is_a_rename() {
     let renames = only(&d, Section::Renames);
     assert_eq!(
         renames,
-        [("P".to_string(), Impact::Compatible), ("P_st".to_string(), Impact::Compatible), ("cuF".to_string(), Impact::Compatible)]
+        [
+            ("P".to_string(), Impact::Compatible),
+            ("P_st".to_string(), Impact::Compatible),
+            ("cuF".to_string(), Impact::Compatible)
+        ]
     );
     let record = d.section(Section::Renames).find(|c| c.subject == "P_st").unwrap();
     assert!(matches!(&record.detail, Detail::RecordRenamed { new_name, .. } if new_name == "P_v2_st"));
@@ -198,7 +210,12 @@ fn struct_tag_renamed_with_other_layout_is_a_signature_change() {
 #[test]
 fn alignment_change_leads_and_names_its_users() {
     let mut old = api("1.0");
-    old.records.push(record("Map_st", 128, 64, vec![field("opaque", Type::Array { element: Box::new(prim(Primitive::UnsignedLongLong)), len: 16 }, 0, 128, 8)]));
+    old.records.push(record(
+        "Map_st",
+        128,
+        64,
+        vec![field("opaque", Type::Array { element: Box::new(prim(Primitive::UnsignedLongLong)), len: 16 }, 0, 128, 8)],
+    ));
     old.functions.push(function("cuEncode", "cuEncode", &[("map", ptr(record_ty("Map_st")))]));
     old.records.push(pair_record("Grow_st"));
     let mut new = old.clone();
@@ -209,7 +226,10 @@ fn alignment_change_leads_and_names_its_users() {
     let (old, new) = (sorted(old), sorted(new));
     let d = diff(&old, &new);
     let first = &d.changes[0];
-    assert_eq!((first.section, first.subject.as_str(), first.impact), (Section::AlignmentChanges, "Map_st", Impact::Incompatible));
+    assert_eq!(
+        (first.section, first.subject.as_str(), first.impact),
+        (Section::AlignmentChanges, "Map_st", Impact::Incompatible)
+    );
     let Detail::RecordLayout { old: Some(before), new: Some(after), used_by, .. } = &first.detail else { panic!() };
     assert_eq!((before.align, after.align), (64, 128));
     assert_eq!(used_by, &["cuEncode"]);
@@ -226,11 +246,22 @@ fn alignment_change_leads_and_names_its_users() {
 #[test]
 fn reserved_bytes_put_to_use_keep_the_layout() {
     let mut old = api("1.0");
-    let reserved = |len: u64, at: u64| field("reserved", Type::Array { element: Box::new(prim(Primitive::UnsignedChar)), len }, at, len, 1);
+    let reserved = |len: u64, at: u64| {
+        field("reserved", Type::Array { element: Box::new(prim(Primitive::UnsignedChar)), len }, at, len, 1)
+    };
     old.records.push(record("Props_st", 32, 8, vec![field("kind", prim(Primitive::Int), 0, 4, 4), reserved(28, 4)]));
-    old.records.push(record("Outer_st", 40, 8, vec![field("props", record_ty("Props_st"), 0, 32, 8), field("tail", prim(Primitive::Long), 32, 8, 8)]));
+    old.records.push(record(
+        "Outer_st",
+        40,
+        8,
+        vec![field("props", record_ty("Props_st"), 0, 32, 8), field("tail", prim(Primitive::Long), 32, 8, 8)],
+    ));
     let mut new = old.clone();
-    new.records.iter_mut().find(|r| r.name == "Props_st").unwrap().fields = vec![field("kind", prim(Primitive::Int), 0, 4, 4), field("usage", prim(Primitive::UnsignedShort), 4, 2, 2), reserved(26, 6)];
+    new.records.iter_mut().find(|r| r.name == "Props_st").unwrap().fields = vec![
+        field("kind", prim(Primitive::Int), 0, 4, 4),
+        field("usage", prim(Primitive::UnsignedShort), 4, 2, 2),
+        reserved(26, 6),
+    ];
     let d = diff(&sorted(old), &sorted(new));
     assert_eq!(only(&d, Section::FieldsAddedInPlace), [("Props_st".to_string(), Impact::Compatible)]);
     // A record holding the grown one by value is unaffected.
@@ -272,9 +303,13 @@ fn symbol_moves_are_abi_changes() {
     assert_eq!(changes.iter().map(|c| c.field.as_str()).collect::<Vec<_>>(), ["symbol", "first_version"]);
     assert_eq!(dropped_symbols, &["cuCtxCreate_v2"]);
     let gone = d.section(Section::RemovedFunctions).find(|c| c.subject == "cuGone_v3").unwrap();
-    assert!(matches!(&gone.detail, Detail::FunctionRemoved { symbol_now_bound_by, .. } if symbol_now_bound_by.is_empty()));
+    assert!(
+        matches!(&gone.detail, Detail::FunctionRemoved { symbol_now_bound_by, .. } if symbol_now_bound_by.is_empty())
+    );
     let removed = d.section(Section::RemovedFunctions).find(|c| c.subject == "cuCtxCreate_v4").unwrap();
-    assert!(matches!(&removed.detail, Detail::FunctionRemoved { symbol_now_bound_by, .. } if symbol_now_bound_by == &["cuCtxCreate"]));
+    assert!(
+        matches!(&removed.detail, Detail::FunctionRemoved { symbol_now_bound_by, .. } if symbol_now_bound_by == &["cuCtxCreate"])
+    );
 }
 
 #[test]
@@ -325,9 +360,11 @@ fn enum_constants_and_sentinels() {
 #[test]
 fn constant_macros() {
     let mut old = api("1.0");
-    old.constants = vec![constant("CUDA_VERSION", 12000), constant("CU_GONE", 1), constant("CU_KEEP", 2), constant("CU_MOVED", 3)];
+    old.constants =
+        vec![constant("CUDA_VERSION", 12000), constant("CU_GONE", 1), constant("CU_KEEP", 2), constant("CU_MOVED", 3)];
     let mut new = api("1.1");
-    new.constants = vec![constant("CUDA_VERSION", 12090), constant("CU_KEEP", 2), constant("CU_MOVED", 4), constant("CU_NEW", 5)];
+    new.constants =
+        vec![constant("CUDA_VERSION", 12090), constant("CU_KEEP", 2), constant("CU_MOVED", 4), constant("CU_NEW", 5)];
     let d = diff(&old, &new);
     assert_eq!(
         only(&d, Section::Constants),
@@ -360,7 +397,12 @@ fn report_forms_are_deterministic_and_complete() {
     let d = diff(&old, &new);
     assert_eq!(d, diff(&old, &new));
     let md = d.to_markdown();
-    assert!(md.starts_with("# ABI diff: CTK 1.0 → CTK 1.1\n\n**Verdict: incompatible** (exit code 2): 1 incompatible, 1 compatible"), "{md}");
+    assert!(
+        md.starts_with(
+            "# ABI diff: CTK 1.0 → CTK 1.1\n\n**Verdict: incompatible** (exit code 2): 1 incompatible, 1 compatible"
+        ),
+        "{md}"
+    );
     assert!(md.find("## Removed functions").unwrap() < md.find("## Added functions").unwrap());
     let json: serde_json::Value = serde_json::from_str(&d.to_json()).unwrap();
     assert_eq!(json["verdict"], "incompatible");

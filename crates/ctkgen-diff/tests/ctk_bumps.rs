@@ -22,7 +22,8 @@ fn ctk(query: &str) -> Api {
         return hit.clone();
     }
     let ws = Workspace::new(root());
-    let headers = ctkgen::resolve_headers(&ws, &HeaderSource::Ctk(query.to_string())).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let headers =
+        ctkgen::resolve_headers(&ws, &HeaderSource::Ctk(query.to_string())).unwrap_or_else(|e| panic!("{query}: {e}"));
     let api = ctkgen::read_api(&ws, &headers, &ReadOptions::default()).unwrap_or_else(|e| panic!("{query}: {e}"));
     cache.lock().unwrap().insert(query.to_string(), api.clone());
     api
@@ -49,17 +50,24 @@ fn from_12_9_to_13_0() {
 
     let first = first_section(&md);
     assert!(first.starts_with("## Alignment changes"), "{first}");
-    assert!(first.contains("- `CUtensorMap_st`: align 64 → 128, size 128; reached from `cuTensorMapEncodeIm2col`"), "{first}");
+    assert!(
+        first.contains("- `CUtensorMap_st`: align 64 → 128, size 128; reached from `cuTensorMapEncodeIm2col`"),
+        "{first}"
+    );
 
-    let create = d.section(Section::AbiSymbolChanges).find(|c| c.subject == "cuCtxCreate").expect("cuCtxCreate re-pointed");
+    let create =
+        d.section(Section::AbiSymbolChanges).find(|c| c.subject == "cuCtxCreate").expect("cuCtxCreate re-pointed");
     let Detail::SymbolBinding { changes, dropped_symbols } = &create.detail else { panic!("{create:?}") };
     let symbol = changes.iter().find(|c| c.field == "symbol").unwrap();
     assert_eq!((symbol.old.as_deref(), symbol.new.as_deref()), (Some("cuCtxCreate_v2"), Some("cuCtxCreate_v4")));
     assert_eq!(dropped_symbols, &["cuCtxCreate_v2"]);
     assert!(md.contains("- `cuCtxCreate`: symbol `cuCtxCreate_v2` → `cuCtxCreate_v4`"), "{md}");
     // The explicitly versioned name is gone; its symbol is what `cuCtxCreate` means now.
-    let v4 = d.section(Section::RemovedFunctions).find(|c| c.subject == "cuCtxCreate_v4").expect("cuCtxCreate_v4 removed");
-    assert!(matches!(&v4.detail, Detail::FunctionRemoved { symbol_now_bound_by, .. } if symbol_now_bound_by == &["cuCtxCreate"]));
+    let v4 =
+        d.section(Section::RemovedFunctions).find(|c| c.subject == "cuCtxCreate_v4").expect("cuCtxCreate_v4 removed");
+    assert!(
+        matches!(&v4.detail, Detail::FunctionRemoved { symbol_now_bound_by, .. } if symbol_now_bound_by == &["cuCtxCreate"])
+    );
     assert!(subjects(&d, Section::ChangedSignatures).contains(&"cuCtxCreate".to_string()));
 
     let churn = subjects(&d, Section::ExpectedChurn);
@@ -122,7 +130,8 @@ fn from_12_0_to_12_9() {
 
     // 12.0 -> 12.9 only adds: new functions, new variants with their own symbols and versions,
     // and tag renames with identical layout.
-    let breaking: Vec<&str> = d.changes.iter().filter(|c| c.impact == Impact::Incompatible).map(|c| c.subject.as_str()).collect();
+    let breaking: Vec<&str> =
+        d.changes.iter().filter(|c| c.impact == Impact::Incompatible).map(|c| c.subject.as_str()).collect();
     assert_eq!(breaking, Vec::<&str>::new());
     assert_eq!((d.verdict(), d.exit_code()), (Verdict::Compatible, 1));
 }

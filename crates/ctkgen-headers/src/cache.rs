@@ -69,7 +69,10 @@ impl Cache {
     /// or interrupted fetch leaves nothing behind.
     pub(crate) fn download_dir(&self) -> Result<tempfile::TempDir, HeadersError> {
         let wheels_dir = self.dir(Path::new("wheels"))?;
-        tempfile::Builder::new().prefix(".download-").tempdir_in(&wheels_dir).map_err(|source| unwritable(&wheels_dir, source))
+        tempfile::Builder::new()
+            .prefix(".download-")
+            .tempdir_in(&wheels_dir)
+            .map_err(|source| unwritable(&wheels_dir, source))
     }
 
     pub(crate) fn with_lock<T>(
@@ -85,10 +88,7 @@ impl Cache {
             .open(&path)
             .map_err(|source| unwritable(&path, source))?;
         let mut lock = fd_lock::RwLock::new(file);
-        let _guard = lock.write().map_err(|source| HeadersError::Lock {
-            path: path.clone(),
-            source,
-        })?;
+        let _guard = lock.write().map_err(|source| HeadersError::Lock { path: path.clone(), source })?;
         work()
     }
 }
@@ -101,12 +101,7 @@ pub fn fetch(release: &Release, cache: &Cache) -> Result<HeaderSet, HeadersError
 
 /// [`fetch`] with an explicit way to run pip.
 pub fn fetch_with(release: &Release, cache: &Cache, pip: &Pip) -> Result<HeaderSet, HeadersError> {
-    release
-        .check()
-        .map_err(|(_, reason)| HeadersError::InvalidRelease {
-            ctk: release.ctk.clone(),
-            reason,
-        })?;
+    release.check().map_err(|(_, reason)| HeadersError::InvalidRelease { ctk: release.ctk.clone(), reason })?;
     let include_dir = cache.include_dir(&release.ctk);
     if cached_headers_intact(&include_dir, release) {
         return header_set(&include_dir, release);
@@ -122,30 +117,21 @@ pub fn fetch_with(release: &Release, cache: &Cache, pip: &Pip) -> Result<HeaderS
 
 /// True when every header of the release is in the cache with the catalogued hash.
 fn cached_headers_intact(include_dir: &Path, release: &Release) -> bool {
-    release.headers.iter().all(|(name, expected)| {
-        fs::read(include_dir.join(name)).is_ok_and(|bytes| &sha256_bytes(&bytes) == expected)
-    })
+    release
+        .headers
+        .iter()
+        .all(|(name, expected)| fs::read(include_dir.join(name)).is_ok_and(|bytes| &sha256_bytes(&bytes) == expected))
 }
 
-fn download_and_install(
-    release: &Release,
-    cache: &Cache,
-    pip: &Pip,
-    include_dir: &Path,
-) -> Result<(), HeadersError> {
+fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir: &Path) -> Result<(), HeadersError> {
     let download = cache.download_dir()?;
     let requirement = format!("{}=={}", release.package, release.wheel_version);
-    let wheel_path =
-        pip.download_wheel(&requirement, &release.wheel_platforms(), download.path())?;
+    let wheel_path = pip.download_wheel(&requirement, &release.wheel_platforms(), download.path())?;
 
     let wheel_sha256 = sha256_file(&wheel_path)?;
     if wheel_sha256 != release.wheel_sha256 {
         return Err(HeadersError::HashMismatch {
-            file: wheel_path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned(),
+            file: wheel_path.file_name().unwrap_or_default().to_string_lossy().into_owned(),
             expected: release.wheel_sha256.clone(),
             actual: wheel_sha256,
         });
@@ -182,8 +168,7 @@ fn download_and_install(
     }
     for (name, _) in &checked {
         let target = include_dir.join(name);
-        fs::rename(staging.path().join(name), &target)
-            .map_err(|source| unwritable(&target, source))?;
+        fs::rename(staging.path().join(name), &target).map_err(|source| unwritable(&target, source))?;
     }
     Ok(())
 }
@@ -194,10 +179,7 @@ fn header_set(include_dir: &Path, release: &Release) -> Result<HeaderSet, Header
     Ok(HeaderSet {
         include_dir: include_dir.to_path_buf(),
         main_header,
-        typedefs_header: release
-            .headers
-            .contains_key(TYPEDEFS_HEADER)
-            .then(|| include_dir.join(TYPEDEFS_HEADER)),
+        typedefs_header: release.headers.contains_key(TYPEDEFS_HEADER).then(|| include_dir.join(TYPEDEFS_HEADER)),
         ctk: Some(release.ctk.clone()),
         cuda_version,
     })
@@ -210,8 +192,5 @@ fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 pub(crate) fn unwritable(path: &Path, source: io::Error) -> HeadersError {
-    HeadersError::UnwritableCache {
-        path: path.to_path_buf(),
-        source,
-    }
+    HeadersError::UnwritableCache { path: path.to_path_buf(), source }
 }

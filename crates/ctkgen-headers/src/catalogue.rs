@@ -107,10 +107,8 @@ pub(crate) enum Field {
 impl Catalogue {
     /// Reads and checks a catalogue; any problem names the file and line.
     pub fn load(path: &Path) -> Result<Catalogue, HeadersError> {
-        let text = std::fs::read_to_string(path).map_err(|source| HeadersError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| HeadersError::Read { path: path.to_path_buf(), source })?;
         Catalogue::parse(&text, path)
     }
 
@@ -124,11 +122,7 @@ impl Catalogue {
         let raw: RawCatalogue = toml::from_str(text).map_err(|error| {
             let offset = error.span().map_or(0, |span| span.start);
             // One line, so the error fits the one-line reporting the CLI uses.
-            let message = error
-                .message()
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty());
+            let message = error.message().lines().map(str::trim).filter(|l| !l.is_empty());
             malformed(offset, message.collect::<Vec<_>>().join("; "))
         })?;
         if raw.release.is_empty() {
@@ -156,10 +150,7 @@ impl Catalogue {
     /// release; the meta-package spelling (`13.4.1.0`) is accepted too.
     pub fn resolve(&self, query: &str) -> Result<&Release, HeadersError> {
         let query = query.trim();
-        let exact = self
-            .releases
-            .iter()
-            .find(|release| release.ctk == query || release.toolkit_version == query);
+        let exact = self.releases.iter().find(|release| release.ctk == query || release.toolkit_version == query);
         if let Some(release) = exact {
             return Ok(release);
         }
@@ -167,18 +158,14 @@ impl Catalogue {
             if wanted.len() > 2 {
                 return None;
             }
-            self.releases.iter().rev().find(|release| {
-                version_components(&release.ctk).is_some_and(|have| have.starts_with(&wanted))
-            })
+            self.releases
+                .iter()
+                .rev()
+                .find(|release| version_components(&release.ctk).is_some_and(|have| have.starts_with(&wanted)))
         });
         newest_with_prefix.ok_or_else(|| HeadersError::UnknownVersion {
             query: query.to_string(),
-            known: self
-                .releases
-                .iter()
-                .map(|r| r.ctk.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: self.releases.iter().map(|r| r.ctk.as_str()).collect::<Vec<_>>().join(", "),
         })
     }
 
@@ -231,35 +218,21 @@ impl Release {
     pub(crate) fn check(&self) -> Result<(), (Field, String)> {
         match version_components(&self.ctk) {
             Some(parts) if parts.len() == 3 => {}
-            _ => {
-                return Err((
-                    Field::Ctk,
-                    format!("ctk {:?} is not a 3-part version", self.ctk),
-                ))
-            }
+            _ => return Err((Field::Ctk, format!("ctk {:?} is not a 3-part version", self.ctk))),
         }
         if normalize_ctk(&self.toolkit_version).as_deref() != Some(self.ctk.as_str()) {
             return Err((
                 Field::ToolkitVersion,
-                format!(
-                    "toolkit_version {:?} does not match ctk {}",
-                    self.toolkit_version, self.ctk
-                ),
+                format!("toolkit_version {:?} does not match ctk {}", self.toolkit_version, self.ctk),
             ));
         }
         if !is_plain_name(&self.package) {
-            return Err((
-                Field::Package,
-                format!("package {:?} is not a package name", self.package),
-            ));
+            return Err((Field::Package, format!("package {:?} is not a package name", self.package)));
         }
         if version_components(&self.wheel_version).is_none() {
             return Err((
                 Field::WheelVersion,
-                format!(
-                    "wheel_version {:?} is not an exact version",
-                    self.wheel_version
-                ),
+                format!("wheel_version {:?} is not an exact version", self.wheel_version),
             ));
         }
         let wheel_prefix = format!("{}-{}-", self.package.replace('-', "_"), self.wheel_version);
@@ -269,44 +242,27 @@ impl Release {
         {
             return Err((
                 Field::WheelFile,
-                format!(
-                    "wheel_file {:?} is not a wheel of {}",
-                    self.wheel_file, self.package
-                ),
+                format!("wheel_file {:?} is not a wheel of {}", self.wheel_file, self.package),
             ));
         }
         if !is_sha256_hex(&self.wheel_sha256) {
-            return Err((
-                Field::WheelSha256,
-                "wheel_sha256 is not 64 lowercase hex digits".into(),
-            ));
+            return Err((Field::WheelSha256, "wheel_sha256 is not 64 lowercase hex digits".into()));
         }
         let include_dir = Path::new(&self.include_dir);
-        let relative = !self.include_dir.is_empty()
-            && include_dir
-                .components()
-                .all(|c| matches!(c, Component::Normal(_)));
+        let relative =
+            !self.include_dir.is_empty() && include_dir.components().all(|c| matches!(c, Component::Normal(_)));
         if !relative || self.include_dir.contains('\\') {
-            return Err((
-                Field::IncludeDir,
-                format!("include_dir {:?} is not a relative path", self.include_dir),
-            ));
+            return Err((Field::IncludeDir, format!("include_dir {:?} is not a relative path", self.include_dir)));
         }
         if !self.headers.contains_key(MAIN_HEADER) {
             return Err((Field::Headers, format!("headers lack {MAIN_HEADER}")));
         }
         for (name, sha256) in &self.headers {
             if !is_plain_name(name) {
-                return Err((
-                    Field::Headers,
-                    format!("header {name:?} is not a plain file name"),
-                ));
+                return Err((Field::Headers, format!("header {name:?} is not a plain file name")));
             }
             if !is_sha256_hex(sha256) {
-                return Err((
-                    Field::Headers,
-                    format!("sha256 of {name} is not 64 lowercase hex digits"),
-                ));
+                return Err((Field::Headers, format!("sha256 of {name} is not 64 lowercase hex digits")));
             }
         }
         Ok(())
@@ -327,13 +283,7 @@ impl Release {
 
 /// Numeric components of a dotted version; `None` for anything else.
 pub(crate) fn version_components(text: &str) -> Option<Vec<u32>> {
-    text.split('.')
-        .map(|part| {
-            part.parse::<u32>()
-                .ok()
-                .filter(|_| part.bytes().all(|b| b.is_ascii_digit()))
-        })
-        .collect()
+    text.split('.').map(|part| part.parse::<u32>().ok().filter(|_| part.bytes().all(|b| b.is_ascii_digit()))).collect()
 }
 
 /// `13.4.1.0` -> `13.4.1`, `13.5` -> `13.5.0`; a fourth component other than 0 is kept.
@@ -348,13 +298,7 @@ pub(crate) fn normalize_ctk(toolkit_version: &str) -> Option<String> {
     if parts.len() == 4 && parts[3] == 0 {
         parts.pop();
     }
-    Some(
-        parts
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join("."),
-    )
+    Some(parts.iter().map(u32::to_string).collect::<Vec<_>>().join("."))
 }
 
 /// A single path component without surprises: letters, digits, `.`, `_`, `-`, `+`.
@@ -362,9 +306,7 @@ fn is_plain_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."
         && name != ".."
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-+".contains(&b))
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-+".contains(&b))
 }
 
 fn quote(value: &str) -> String {
@@ -374,11 +316,7 @@ fn quote(value: &str) -> String {
 /// 1-based line of a byte offset.
 fn line_of(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
 #[cfg(test)]
@@ -403,21 +341,14 @@ mod tests {
             toolkit_version: "13.1.0".into(),
             package: "nvidia-cuda-runtime".into(),
             wheel_version: "13.1.80".into(),
-            wheel_file: "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
-                .into(),
+            wheel_file: "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl".into(),
             wheel_sha256: "0".repeat(64),
             headers: BTreeMap::from([(MAIN_HEADER.to_string(), "0".repeat(64))]),
             include_dir: "nvidia/cu13/include".into(),
         };
         assert_eq!(release.check(), Ok(()));
-        assert_eq!(
-            release.wheel_platforms(),
-            ["manylinux2014_x86_64", "manylinux_2_17_x86_64"]
-        );
-        let pure = Release {
-            wheel_file: "nvidia_cuda_runtime-13.1.80-py3-none-any.whl".into(),
-            ..release
-        };
+        assert_eq!(release.wheel_platforms(), ["manylinux2014_x86_64", "manylinux_2_17_x86_64"]);
+        let pure = Release { wheel_file: "nvidia_cuda_runtime-13.1.80-py3-none-any.whl".into(), ..release };
         assert!(pure.wheel_platforms().is_empty());
     }
 
@@ -434,10 +365,7 @@ mod tests {
             include_dir: "/etc".into(),
         };
         assert!(matches!(release.check(), Err((Field::IncludeDir, _))));
-        let release = Release {
-            include_dir: "include".into(),
-            ..release
-        };
+        let release = Release { include_dir: "include".into(), ..release };
         assert!(matches!(release.check(), Err((Field::Headers, _))));
     }
 }

@@ -12,10 +12,7 @@ pub fn from_cuda_home(dir: &Path) -> Result<HeaderSet, HeadersError> {
     let include_dir = dir.join("include");
     let main_header = include_dir.join(MAIN_HEADER);
     if !main_header.is_file() {
-        return Err(HeadersError::MissingHeader {
-            dir: include_dir,
-            header: MAIN_HEADER.to_string(),
-        });
+        return Err(HeadersError::MissingHeader { dir: include_dir, header: MAIN_HEADER.to_string() });
     }
     let typedefs_header = include_dir.join(TYPEDEFS_HEADER);
     Ok(HeaderSet {
@@ -29,10 +26,7 @@ pub fn from_cuda_home(dir: &Path) -> Result<HeaderSet, HeadersError> {
 
 /// The value of `#define CUDA_VERSION N`, or `None` when the header has no such line.
 pub(crate) fn read_cuda_version(header: &Path) -> Result<Option<u32>, HeadersError> {
-    let bytes = std::fs::read(header).map_err(|source| HeadersError::Read {
-        path: header.to_path_buf(),
-        source,
-    })?;
+    let bytes = std::fs::read(header).map_err(|source| HeadersError::Read { path: header.to_path_buf(), source })?;
     let text = String::from_utf8_lossy(&bytes);
     for line in text.lines() {
         let Some(directive) = line.trim_start().strip_prefix('#') else {
@@ -46,14 +40,11 @@ pub(crate) fn read_cuda_version(header: &Path) -> Result<Option<u32>, HeadersErr
             continue;
         }
         let value = words.next().unwrap_or("");
-        return value
-            .parse::<u32>()
-            .map(Some)
-            .map_err(|_| HeadersError::MalformedFile {
-                path: header.to_path_buf(),
-                what: "CUDA_VERSION".to_string(),
-                detail: format!("{value:?} is not a number"),
-            });
+        return value.parse::<u32>().map(Some).map_err(|_| HeadersError::MalformedFile {
+            path: header.to_path_buf(),
+            what: "CUDA_VERSION".to_string(),
+            detail: format!("{value:?} is not a number"),
+        });
     }
     Ok(None)
 }
@@ -73,20 +64,14 @@ fn read_toolkit_release(path: &Path) -> Result<Option<String>, HeadersError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(HeadersError::Read {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
+        Err(source) => return Err(HeadersError::Read { path: path.to_path_buf(), source }),
     };
     let malformed = |detail: String| HeadersError::MalformedFile {
         path: path.to_path_buf(),
         what: "toolkit version".to_string(),
         detail,
     };
-    let parsed: VersionJson =
-        serde_json::from_str(&text).map_err(|error| malformed(error.to_string()))?;
+    let parsed: VersionJson = serde_json::from_str(&text).map_err(|error| malformed(error.to_string()))?;
     let parts: Vec<&str> = parsed.cuda.version.split('.').collect();
     let release = parts.iter().take(3).copied().collect::<Vec<_>>().join(".");
     crate::catalogue::normalize_ctk(&release)

@@ -15,11 +15,7 @@ pub enum HeadersError {
 
     /// A catalogue that is not valid TOML, or holds a release that makes no sense.
     #[error("{path}:{line}: {message}")]
-    MalformedCatalogue {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
+    MalformedCatalogue { path: PathBuf, line: usize, message: String },
 
     /// A release handed to [`crate::fetch`] that could not have come from a valid catalogue.
     #[error("invalid release {ctk}: {reason}")]
@@ -34,31 +30,18 @@ pub enum HeadersError {
     #[error("cannot lock {path}")]
     Lock { path: PathBuf, source: io::Error },
 
-    #[error(
-        "cannot run {python} to call pip (set CTKGEN_PYTHON to a python that has pip)"
-    )]
+    #[error("cannot run {python} to call pip (set CTKGEN_PYTHON to a python that has pip)")]
     PythonNotFound { python: String, source: io::Error },
 
     /// pip ran and failed; `last_line` is the last line it wrote to stderr.
     #[error("pip could not download {requirement}: {last_line}")]
-    PipFailed {
-        requirement: String,
-        last_line: String,
-    },
+    PipFailed { requirement: String, last_line: String },
 
     #[error("pip reported success for {requirement} but left {found} in {dir}")]
-    NoWheel {
-        requirement: String,
-        dir: PathBuf,
-        found: String,
-    },
+    NoWheel { requirement: String, dir: PathBuf, found: String },
 
     #[error("sha256 mismatch for {file}: expected {expected}, got {actual}")]
-    HashMismatch {
-        file: String,
-        expected: String,
-        actual: String,
-    },
+    HashMismatch { file: String, expected: String, actual: String },
 
     #[error("{wheel} is not a readable wheel: {reason}")]
     CorruptWheel { wheel: PathBuf, reason: String },
@@ -70,11 +53,7 @@ pub enum HeadersError {
     MissingHeader { dir: PathBuf, header: String },
 
     #[error("{path}: malformed {what}: {detail}")]
-    MalformedFile {
-        path: PathBuf,
-        what: String,
-        detail: String,
-    },
+    MalformedFile { path: PathBuf, what: String, detail: String },
 
     #[error("unexpected pip output for {command}: {detail}")]
     PipOutput { command: String, detail: String },

@@ -14,10 +14,7 @@ pub(crate) fn sha256_bytes(bytes: &[u8]) -> String {
 
 /// Streams the file, so multi-megabyte wheels are never held in memory.
 pub(crate) fn sha256_file(path: &Path) -> Result<String, HeadersError> {
-    let read_error = |source| HeadersError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
+    let read_error = |source| HeadersError::Read { path: path.to_path_buf(), source };
     let mut file = File::open(path).map_err(read_error)?;
     let mut hasher = Sha256::new();
     io::copy(&mut file, &mut hasher).map_err(read_error)?;
@@ -25,10 +22,7 @@ pub(crate) fn sha256_file(path: &Path) -> Result<String, HeadersError> {
 }
 
 pub(crate) fn is_sha256_hex(text: &str) -> bool {
-    text.len() == 64
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 fn to_hex(digest: &[u8]) -> String {
@@ -47,10 +41,7 @@ mod tests {
 
     #[test]
     fn hashes_the_empty_string() {
-        assert_eq!(
-            sha256_bytes(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
+        assert_eq!(sha256_bytes(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         assert!(is_sha256_hex(&sha256_bytes(b"cuda")));
         assert!(!is_sha256_hex("E3B0"));
     }

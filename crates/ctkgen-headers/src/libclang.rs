@@ -67,26 +67,18 @@ pub fn locate_libclang_with(cache: &Cache, pip: &Pip) -> Result<PathBuf, Headers
     if let Some(path) = newest(candidates) {
         return Ok(path);
     }
-    tried.push(format!(
-        "/usr/lib/llvm-*/lib, {}, /etc/ld.so.conf folders: no libclang",
-        SYSTEM_DIRS.join(", ")
-    ));
+    tried.push(format!("/usr/lib/llvm-*/lib, {}, /etc/ld.so.conf folders: no libclang", SYSTEM_DIRS.join(", ")));
     match provision_wheel(cache, pip) {
         Ok(path) => Ok(path),
         Err(error) => {
             tried.push(format!("libclang=={LIBCLANG_WHEEL_VERSION} wheel: {error}"));
-            Err(HeadersError::LibclangNotFound {
-                tried: tried.join("; "),
-            })
+            Err(HeadersError::LibclangNotFound { tried: tried.join("; ") })
         }
     }
 }
 
 /// An explicit `LIBCLANG_PATH` that holds no libclang is an error, not a reason to guess.
-fn from_libclang_path(
-    value: Option<OsString>,
-    tried: &mut Vec<String>,
-) -> Result<Option<PathBuf>, HeadersError> {
+fn from_libclang_path(value: Option<OsString>, tried: &mut Vec<String>) -> Result<Option<PathBuf>, HeadersError> {
     let Some(value) = value.filter(|value| !value.is_empty()) else {
         tried.push("LIBCLANG_PATH unset".to_string());
         return Ok(None);
@@ -101,10 +93,7 @@ fn from_libclang_path(
         }
     }
     Err(HeadersError::LibclangNotFound {
-        tried: format!(
-            "LIBCLANG_PATH={} (no libclang shared library there)",
-            path.display()
-        ),
+        tried: format!("LIBCLANG_PATH={} (no libclang shared library there)", path.display()),
     })
 }
 
@@ -156,7 +145,8 @@ fn collect_loader_dirs(conf: &Path, dirs: &mut Vec<PathBuf>, depth: usize) {
             }
             // Only the `<dir>/*.conf` form appears in practice.
             let pattern = Path::new(pattern);
-            let (Some(dir), Some(suffix)) = (pattern.parent(), pattern.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_prefix('*')))
+            let (Some(dir), Some(suffix)) =
+                (pattern.parent(), pattern.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_prefix('*')))
             else {
                 continue;
             };
@@ -223,31 +213,20 @@ fn library_version(path: &Path) -> Option<Vec<u32>> {
         .and_then(Path::file_name)
         .and_then(|folder| folder.to_str()?.strip_prefix("llvm-")?.parse::<u32>().ok());
     let mut version: Vec<u32> = folder_version.into_iter().collect();
-    version.extend(if tag_version.is_empty() {
-        suffix_version
-    } else {
-        tag_version
-    });
+    version.extend(if tag_version.is_empty() { suffix_version } else { tag_version });
     Some(version)
 }
 
 /// `<cache>/libclang/<version>/libclang.so`, downloaded, checked and extracted once.
 fn provision_wheel(cache: &Cache, pip: &Pip) -> Result<PathBuf, HeadersError> {
     let arch = std::env::consts::ARCH;
-    let pinned = PINNED_WHEELS
-        .iter()
-        .find(|pinned| pinned.arch == arch && cfg!(target_os = "linux"))
-        .ok_or_else(|| HeadersError::LibclangNotFound {
-            tried: format!(
-                "no pinned libclang wheel for {}-{arch}",
-                std::env::consts::OS
-            ),
+    let pinned =
+        PINNED_WHEELS.iter().find(|pinned| pinned.arch == arch && cfg!(target_os = "linux")).ok_or_else(|| {
+            HeadersError::LibclangNotFound {
+                tried: format!("no pinned libclang wheel for {}-{arch}", std::env::consts::OS),
+            }
         })?;
-    let library = cache
-        .root()
-        .join("libclang")
-        .join(LIBCLANG_WHEEL_VERSION)
-        .join("libclang.so");
+    let library = cache.root().join("libclang").join(LIBCLANG_WHEEL_VERSION).join("libclang.so");
     // The file only ever appears through a rename after its hash was checked, so its presence
     // and size suffice here; hashing 64 MB on every run would cost more than parsing cuda.h.
     if is_installed(&library, pinned) {
@@ -265,24 +244,11 @@ fn is_installed(library: &Path, pinned: &PinnedWheel) -> bool {
     fs::metadata(library).is_ok_and(|meta| meta.is_file() && meta.len() == pinned.library_size)
 }
 
-fn install_library(
-    cache: &Cache,
-    pip: &Pip,
-    pinned: &PinnedWheel,
-    library: &Path,
-) -> Result<(), HeadersError> {
+fn install_library(cache: &Cache, pip: &Pip, pinned: &PinnedWheel, library: &Path) -> Result<(), HeadersError> {
     let download = cache.download_dir()?;
-    let platform = pinned
-        .wheel_file
-        .trim_end_matches(".whl")
-        .rsplit('-')
-        .next()
-        .unwrap_or_default();
-    let wheel_path = pip.download_wheel(
-        &format!("libclang=={LIBCLANG_WHEEL_VERSION}"),
-        &[platform.to_string()],
-        download.path(),
-    )?;
+    let platform = pinned.wheel_file.trim_end_matches(".whl").rsplit('-').next().unwrap_or_default();
+    let wheel_path =
+        pip.download_wheel(&format!("libclang=={LIBCLANG_WHEEL_VERSION}"), &[platform.to_string()], download.path())?;
     let wheel_sha256 = sha256_file(&wheel_path)?;
     if wheel_sha256 != pinned.wheel_sha256 {
         return Err(HeadersError::HashMismatch {
@@ -318,20 +284,11 @@ mod tests {
     #[test]
     fn recognizes_libclang_names_only() {
         let version = |path: &str| library_version(Path::new(path));
-        assert_eq!(
-            version("/usr/lib/llvm-18/lib/libclang.so.1"),
-            Some(vec![18, 1])
-        );
-        assert_eq!(
-            version("/usr/lib/x86_64-linux-gnu/libclang-14.so.1"),
-            Some(vec![14])
-        );
+        assert_eq!(version("/usr/lib/llvm-18/lib/libclang.so.1"), Some(vec![18, 1]));
+        assert_eq!(version("/usr/lib/x86_64-linux-gnu/libclang-14.so.1"), Some(vec![14]));
         assert_eq!(version("/opt/libclang.so.18.1.1"), Some(vec![18, 1, 1]));
         assert_eq!(version("/opt/libclang.so"), Some(vec![]));
-        assert_eq!(
-            version("/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"),
-            None
-        );
+        assert_eq!(version("/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"), None);
         assert_eq!(version("/usr/lib/libclang_rt.asan.so"), None);
         assert_eq!(version("/usr/lib/libclang.a"), None);
     }
@@ -344,10 +301,7 @@ mod tests {
             "/usr/lib/llvm-15/lib/libclang-15.so.1",
         ];
         let chosen = newest(paths.iter().map(PathBuf::from).collect());
-        assert_eq!(
-            chosen,
-            Some(PathBuf::from("/usr/lib/llvm-18/lib/libclang.so.1"))
-        );
+        assert_eq!(chosen, Some(PathBuf::from("/usr/lib/llvm-18/lib/libclang.so.1")));
     }
 
     #[test]

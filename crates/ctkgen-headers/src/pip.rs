@@ -23,10 +23,7 @@ impl Pip {
     }
 
     pub fn with_python(python: impl Into<OsString>) -> Pip {
-        Pip {
-            python: python.into(),
-            env: Vec::new(),
-        }
+        Pip { python: python.into(), env: Vec::new() }
     }
 
     /// Sets an environment variable for every pip run, e.g. `PIP_INDEX_URL`.
@@ -43,10 +40,8 @@ impl Pip {
         platforms: &[String],
         dest: &Path,
     ) -> Result<PathBuf, HeadersError> {
-        let mut args: Vec<OsString> = ["download", "--no-deps", "--only-binary=:all:"]
-            .into_iter()
-            .map(OsString::from)
-            .collect();
+        let mut args: Vec<OsString> =
+            ["download", "--no-deps", "--only-binary=:all:"].into_iter().map(OsString::from).collect();
         for platform in platforms {
             args.push("--platform".into());
             args.push(platform.into());
@@ -57,15 +52,10 @@ impl Pip {
         self.run(requirement, &args)?;
 
         let mut wheels = Vec::new();
-        let entries = std::fs::read_dir(dest).map_err(|source| HeadersError::Read {
-            path: dest.to_path_buf(),
-            source,
-        })?;
+        let entries =
+            std::fs::read_dir(dest).map_err(|source| HeadersError::Read { path: dest.to_path_buf(), source })?;
         for entry in entries {
-            let entry = entry.map_err(|source| HeadersError::Read {
-                path: dest.to_path_buf(),
-                source,
-            })?;
+            let entry = entry.map_err(|source| HeadersError::Read { path: dest.to_path_buf(), source })?;
             wheels.push(entry.path());
         }
         wheels.sort();
@@ -89,28 +79,19 @@ impl Pip {
 
     /// Every version of `package` on the index, as `pip index versions` lists them.
     pub(crate) fn index_versions(&self, package: &str) -> Result<Vec<String>, HeadersError> {
-        let stdout = self.run(
-            package,
-            &["index".into(), "versions".into(), package.into()],
-        )?;
+        let stdout = self.run(package, &["index".into(), "versions".into(), package.into()])?;
         let command = format!("pip index versions {package}");
-        let listed = stdout
-            .lines()
-            .find_map(|line| line.trim().strip_prefix("Available versions:"))
-            .ok_or_else(|| HeadersError::PipOutput {
-                command: command.clone(),
-                detail: "no `Available versions:` line".to_string(),
+        let listed =
+            stdout.lines().find_map(|line| line.trim().strip_prefix("Available versions:")).ok_or_else(|| {
+                HeadersError::PipOutput {
+                    command: command.clone(),
+                    detail: "no `Available versions:` line".to_string(),
+                }
             })?;
-        let versions: Vec<String> = listed
-            .split(',')
-            .map(|version| version.trim().to_string())
-            .filter(|version| !version.is_empty())
-            .collect();
+        let versions: Vec<String> =
+            listed.split(',').map(|version| version.trim().to_string()).filter(|version| !version.is_empty()).collect();
         if versions.is_empty() {
-            return Err(HeadersError::PipOutput {
-                command,
-                detail: "no versions listed".to_string(),
-            });
+            return Err(HeadersError::PipOutput { command, detail: "no versions listed".to_string() });
         }
         Ok(versions)
     }
@@ -137,9 +118,6 @@ impl Pip {
             .rfind(|line| !line.is_empty())
             .map(str::to_string)
             .unwrap_or_else(|| format!("pip exited with {} and said nothing", output.status));
-        Err(HeadersError::PipFailed {
-            requirement: what.to_string(),
-            last_line,
-        })
+        Err(HeadersError::PipFailed { requirement: what.to_string(), last_line })
     }
 }

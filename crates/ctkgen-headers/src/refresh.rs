@@ -34,11 +34,7 @@ struct RuntimeWheel {
 /// Asks the index for every `cuda-toolkit` release from 12.0 on, reads which runtime wheel each
 /// one requires, downloads and hashes those wheels and their headers, and writes the catalogue
 /// to `out` (replacing it atomically). `progress` receives one line per step.
-pub fn refresh_catalogue(
-    out: &Path,
-    pip: &Pip,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Catalogue, HeadersError> {
+pub fn refresh_catalogue(out: &Path, pip: &Pip, progress: &mut dyn FnMut(&str)) -> Result<Catalogue, HeadersError> {
     let mut toolkit_versions: Vec<(Vec<u32>, String)> = pip
         .index_versions(TOOLKIT_PACKAGE)?
         .into_iter()
@@ -46,21 +42,15 @@ pub fn refresh_catalogue(
         .filter(|(parts, _)| parts[0] >= OLDEST_MAJOR)
         .collect();
     toolkit_versions.sort();
-    let work = tempfile::tempdir().map_err(|source| HeadersError::Write {
-        path: std::env::temp_dir(),
-        source,
-    })?;
+    let work = tempfile::tempdir().map_err(|source| HeadersError::Write { path: std::env::temp_dir(), source })?;
 
     let mut requirements = Vec::new();
     for (index, (_, toolkit_version)) in toolkit_versions.iter().enumerate() {
         let dest = work.path().join(format!("toolkit-{index}"));
         create_dir(&dest)?;
-        let wheel =
-            pip.download_wheel(&format!("{TOOLKIT_PACKAGE}=={toolkit_version}"), &[], &dest)?;
+        let wheel = pip.download_wheel(&format!("{TOOLKIT_PACKAGE}=={toolkit_version}"), &[], &dest)?;
         let (package, version_prefix) = runtime_requirement(&wheel)?;
-        progress(&format!(
-            "{TOOLKIT_PACKAGE} {toolkit_version} needs {package}=={version_prefix}.*"
-        ));
+        progress(&format!("{TOOLKIT_PACKAGE} {toolkit_version} needs {package}=={version_prefix}.*"));
         requirements.push((toolkit_version.clone(), package, version_prefix));
     }
 
@@ -103,11 +93,7 @@ pub fn refresh_catalogue(
     let text = Catalogue { releases }.to_toml();
     let catalogue = Catalogue::parse(&text, out)?;
     write_atomically(out, &text)?;
-    progress(&format!(
-        "wrote {} releases to {}",
-        catalogue.releases.len(),
-        out.display()
-    ));
+    progress(&format!("wrote {} releases to {}", catalogue.releases.len(), out.display()));
     Ok(catalogue)
 }
 
@@ -148,10 +134,7 @@ fn runtime_requirement(toolkit_wheel: &Path) -> Result<(String, String), Headers
         let version = version.trim();
         let prefix = version.strip_suffix(".*").unwrap_or(version).to_string();
         if version_components(&prefix).is_none() {
-            return Err(malformed(format!(
-                "cannot read the version in {:?}",
-                spec.trim()
-            )));
+            return Err(malformed(format!("cannot read the version in {:?}", spec.trim())));
         }
         let entry = (package.to_string(), prefix);
         match &found {
@@ -164,75 +147,47 @@ fn runtime_requirement(toolkit_wheel: &Path) -> Result<(String, String), Headers
             _ => found = Some(entry),
         }
     }
-    found.ok_or_else(|| {
-        malformed("no nvidia-cuda-runtime requirement for the cudart extra".to_string())
-    })
+    found.ok_or_else(|| malformed("no nvidia-cuda-runtime requirement for the cudart extra".to_string()))
 }
 
 fn inspect_runtime_wheel(wheel_path: &Path) -> Result<RuntimeWheel, HeadersError> {
-    let wheel_file = wheel_path
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
+    let wheel_file = wheel_path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let wheel_version = wheel_file.split('-').nth(1).unwrap_or_default().to_string();
     let wheel_sha256 = sha256_file(wheel_path)?;
     let mut wheel = Wheel::open(wheel_path)?;
     let main_suffix = format!("/include/{MAIN_HEADER}");
-    let candidates: Vec<String> = wheel
-        .member_names()
-        .into_iter()
-        .filter(|name| name.ends_with(&main_suffix))
-        .collect();
+    let candidates: Vec<String> =
+        wheel.member_names().into_iter().filter(|name| name.ends_with(&main_suffix)).collect();
     let main_member = match candidates.as_slice() {
         [only] => only.clone(),
         _ => {
             return Err(HeadersError::CorruptWheel {
                 wheel: wheel_path.to_path_buf(),
-                reason: format!(
-                    "expected one */include/{MAIN_HEADER}, found {}",
-                    candidates.len()
-                ),
+                reason: format!("expected one */include/{MAIN_HEADER}, found {}", candidates.len()),
             })
         }
     };
-    let include_dir = main_member
-        .trim_end_matches(&format!("/{MAIN_HEADER}"))
-        .to_string();
+    let include_dir = main_member.trim_end_matches(&format!("/{MAIN_HEADER}")).to_string();
     let mut headers = BTreeMap::new();
     for name in [MAIN_HEADER, TYPEDEFS_HEADER] {
         let bytes = wheel.read_small(&format!("{include_dir}/{name}"))?;
         headers.insert(name.to_string(), sha256_bytes(&bytes));
     }
-    Ok(RuntimeWheel {
-        wheel_version,
-        wheel_file,
-        wheel_sha256,
-        include_dir,
-        headers,
-    })
+    Ok(RuntimeWheel { wheel_version, wheel_file, wheel_sha256, include_dir, headers })
 }
 
 fn create_dir(dir: &Path) -> Result<(), HeadersError> {
-    std::fs::create_dir_all(dir).map_err(|source| HeadersError::Write {
-        path: dir.to_path_buf(),
-        source,
-    })
+    std::fs::create_dir_all(dir).map_err(|source| HeadersError::Write { path: dir.to_path_buf(), source })
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<(), HeadersError> {
-    let write_error = |source| HeadersError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
+    let write_error = |source| HeadersError::Write { path: path.to_path_buf(), source };
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
     let mut staged = tempfile::NamedTempFile::new_in(dir).map_err(write_error)?;
     std::io::Write::write_all(&mut staged, text.as_bytes()).map_err(write_error)?;
-    staged
-        .persist(path)
-        .map_err(|error| write_error(error.error))?;
+    staged.persist(path).map_err(|error| write_error(error.error))?;
     Ok(())
 }

@@ -19,16 +19,9 @@ pub(crate) struct Wheel {
 
 impl Wheel {
     pub(crate) fn open(path: &Path) -> Result<Wheel, HeadersError> {
-        let file = File::open(path).map_err(|source| HeadersError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let archive =
-            ZipArchive::new(BufReader::new(file)).map_err(|error| corrupt(path, &error))?;
-        Ok(Wheel {
-            path: path.to_path_buf(),
-            archive,
-        })
+        let file = File::open(path).map_err(|source| HeadersError::Read { path: path.to_path_buf(), source })?;
+        let archive = ZipArchive::new(BufReader::new(file)).map_err(|error| corrupt(path, &error))?;
+        Ok(Wheel { path: path.to_path_buf(), archive })
     }
 
     /// Member names, sorted.
@@ -47,18 +40,12 @@ impl Wheel {
     pub(crate) fn extract_to(&mut self, member: &str, dest: &Path) -> Result<(), HeadersError> {
         let wheel = self.path.clone();
         let mut entry = self.entry(member)?;
-        let mut out = File::create(dest).map_err(|source| HeadersError::Write {
-            path: dest.to_path_buf(),
-            source,
-        })?;
+        let mut out = File::create(dest).map_err(|source| HeadersError::Write { path: dest.to_path_buf(), source })?;
         std::io::copy(&mut entry, &mut out).map_err(|error| HeadersError::CorruptWheel {
             wheel,
             reason: format!("cannot extract {member}: {error}"),
         })?;
-        out.sync_all().map_err(|source| HeadersError::Write {
-            path: dest.to_path_buf(),
-            source,
-        })
+        out.sync_all().map_err(|source| HeadersError::Write { path: dest.to_path_buf(), source })
     }
 
     fn read_member(&mut self, member: &str, limit: u64) -> Result<Vec<u8>, HeadersError> {
@@ -71,34 +58,24 @@ impl Wheel {
             });
         }
         let mut bytes = Vec::with_capacity(entry.size() as usize);
-        entry
-            .take(limit)
-            .read_to_end(&mut bytes)
-            .map_err(|error| HeadersError::CorruptWheel {
-                wheel: path,
-                reason: format!("cannot read {member}: {error}"),
-            })?;
+        entry.take(limit).read_to_end(&mut bytes).map_err(|error| HeadersError::CorruptWheel {
+            wheel: path,
+            reason: format!("cannot read {member}: {error}"),
+        })?;
         Ok(bytes)
     }
 
-    fn entry(
-        &mut self,
-        member: &str,
-    ) -> Result<zip::read::ZipFile<'_, BufReader<File>>, HeadersError> {
+    fn entry(&mut self, member: &str) -> Result<zip::read::ZipFile<'_, BufReader<File>>, HeadersError> {
         match self.archive.by_name(member) {
             Ok(entry) => Ok(entry),
-            Err(ZipError::FileNotFound) => Err(HeadersError::MissingMember {
-                wheel: self.path.clone(),
-                member: member.to_string(),
-            }),
+            Err(ZipError::FileNotFound) => {
+                Err(HeadersError::MissingMember { wheel: self.path.clone(), member: member.to_string() })
+            }
             Err(error) => Err(corrupt(&self.path, &error)),
         }
     }
 }
 
 fn corrupt(path: &Path, error: &ZipError) -> HeadersError {
-    HeadersError::CorruptWheel {
-        wheel: path.to_path_buf(),
-        reason: error.to_string().to_lowercase(),
-    }
+    HeadersError::CorruptWheel { wheel: path.to_path_buf(), reason: error.to_string().to_lowercase() }
 }

@@ -29,10 +29,7 @@ fn reads_cuda_version_and_release() {
     fs::write(include.join("cudaTypedefs.h"), "").unwrap();
     fs::remove_file(home.path().join("version.json")).unwrap();
     let headers = from_cuda_home(home.path()).unwrap();
-    assert_eq!(
-        headers.typedefs_header,
-        Some(include.join("cudaTypedefs.h"))
-    );
+    assert_eq!(headers.typedefs_header, Some(include.join("cudaTypedefs.h")));
     assert_eq!(headers.ctk, None);
 }
 
@@ -40,11 +37,7 @@ fn reads_cuda_version_and_release() {
 fn a_header_without_cuda_version_has_none() {
     let home = tempfile::tempdir().unwrap();
     fs::create_dir(home.path().join("include")).unwrap();
-    fs::write(
-        home.path().join("include/cuda.h"),
-        "#define CUDA_VERSION_MAJOR 13\n",
-    )
-    .unwrap();
+    fs::write(home.path().join("include/cuda.h"), "#define CUDA_VERSION_MAJOR 13\n").unwrap();
     assert_eq!(from_cuda_home(home.path()).unwrap().cuda_version, None);
 }
 
@@ -53,34 +46,15 @@ fn bad_inputs_are_errors_naming_the_file() {
     let home = tempfile::tempdir().unwrap();
     let error = from_cuda_home(home.path()).unwrap_err();
     assert!(matches!(error, HeadersError::MissingHeader { .. }));
-    assert_eq!(
-        error.to_string(),
-        format!("no cuda.h in {}/include", home.path().display())
-    );
+    assert_eq!(error.to_string(), format!("no cuda.h in {}/include", home.path().display()));
 
     fs::create_dir(home.path().join("include")).unwrap();
-    fs::write(
-        home.path().join("include/cuda.h"),
-        "#define CUDA_VERSION 13x\n",
-    )
-    .unwrap();
+    fs::write(home.path().join("include/cuda.h"), "#define CUDA_VERSION 13x\n").unwrap();
     let error = from_cuda_home(home.path()).unwrap_err();
-    assert!(
-        error.to_string().contains("cuda.h: malformed CUDA_VERSION"),
-        "{error}"
-    );
+    assert!(error.to_string().contains("cuda.h: malformed CUDA_VERSION"), "{error}");
 
-    fs::write(
-        home.path().join("include/cuda.h"),
-        "#define CUDA_VERSION 13000\n",
-    )
-    .unwrap();
+    fs::write(home.path().join("include/cuda.h"), "#define CUDA_VERSION 13000\n").unwrap();
     fs::write(home.path().join("version.json"), "{ not json").unwrap();
     let error = from_cuda_home(home.path()).unwrap_err();
-    assert!(
-        error
-            .to_string()
-            .contains("version.json: malformed toolkit version"),
-        "{error}"
-    );
+    assert!(error.to_string().contains("version.json: malformed toolkit version"), "{error}");
 }

@@ -12,18 +12,13 @@ use ctkgen_headers::{fetch_with, Cache, HeadersError, Pip, Release};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
-const CUDA_H: &[u8] =
-    b"#ifndef __cuda_cuda_h__\n#define __cuda_cuda_h__\n#define CUDA_VERSION 13010\n#endif\n";
+const CUDA_H: &[u8] = b"#ifndef __cuda_cuda_h__\n#define __cuda_cuda_h__\n#define CUDA_VERSION 13010\n#endif\n";
 const TYPEDEFS_H: &[u8] = b"typedef int PFN_cuInit_v2000;\n";
-const WHEEL_FILE: &str =
-    "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
+const WHEEL_FILE: &str = "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
 const INCLUDE_DIR: &str = "nvidia/cu13/include";
 
 fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A wheel with the layout of the real 13.x runtime wheel, and its catalogue entry.
@@ -40,15 +35,9 @@ impl Fixture {
         fs::create_dir(&served).unwrap();
         let wheel = served.join(WHEEL_FILE);
         let mut zip = zip::ZipWriter::new(fs::File::create(&wheel).unwrap());
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Stored);
-        for (name, bytes) in [
-            ("cuda.h", CUDA_H),
-            ("cudaTypedefs.h", TYPEDEFS_H),
-            ("cuda_runtime.h", b"".as_slice()),
-        ] {
-            zip.start_file(format!("{INCLUDE_DIR}/{name}"), options)
-                .unwrap();
+        let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        for (name, bytes) in [("cuda.h", CUDA_H), ("cudaTypedefs.h", TYPEDEFS_H), ("cuda_runtime.h", b"".as_slice())] {
+            zip.start_file(format!("{INCLUDE_DIR}/{name}"), options).unwrap();
             zip.write_all(bytes).unwrap();
         }
         zip.finish().unwrap();
@@ -65,11 +54,7 @@ impl Fixture {
             ]),
             include_dir: INCLUDE_DIR.into(),
         };
-        Fixture {
-            dir,
-            wheel,
-            release,
-        }
+        Fixture { dir, wheel, release }
     }
 
     fn cache(&self) -> Cache {
@@ -81,11 +66,7 @@ impl Fixture {
     }
 
     fn pip_runs(&self) -> Vec<String> {
-        fs::read_to_string(self.pip_log())
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect()
+        fs::read_to_string(self.pip_log()).unwrap_or_default().lines().map(str::to_string).collect()
     }
 
     /// A python whose `-m pip download` logs its arguments and copies the served wheel.
@@ -100,9 +81,7 @@ while [ $# -gt 0 ]; do
 done
 cp "$FAKE_WHEEL" "$dest/""#,
         );
-        Pip::with_python(script)
-            .env("FAKE_PIP_LOG", self.pip_log())
-            .env("FAKE_WHEEL", &self.wheel)
+        Pip::with_python(script).env("FAKE_PIP_LOG", self.pip_log()).env("FAKE_WHEEL", &self.wheel)
     }
 }
 
@@ -126,23 +105,14 @@ fn fetch_installs_verified_headers_then_reuses_them() {
     let include_dir = cache.root().join("ctk/13.1.0/include");
     assert_eq!(headers.include_dir, include_dir);
     assert_eq!(headers.main_header, include_dir.join("cuda.h"));
-    assert_eq!(
-        headers.typedefs_header,
-        Some(include_dir.join("cudaTypedefs.h"))
-    );
+    assert_eq!(headers.typedefs_header, Some(include_dir.join("cudaTypedefs.h")));
     assert_eq!(headers.ctk.as_deref(), Some("13.1.0"));
     assert_eq!(headers.cuda_version, Some(13010));
     assert_eq!(fs::read(&headers.main_header).unwrap(), CUDA_H);
-    assert_eq!(
-        fs::read(include_dir.join("cudaTypedefs.h")).unwrap(),
-        TYPEDEFS_H
-    );
+    assert_eq!(fs::read(include_dir.join("cudaTypedefs.h")).unwrap(), TYPEDEFS_H);
     // Only the catalogued headers are extracted, and no download folder is left behind.
     assert!(!include_dir.join("cuda_runtime.h").exists());
-    assert_eq!(
-        fs::read_dir(cache.root().join("wheels")).unwrap().count(),
-        0
-    );
+    assert_eq!(fs::read_dir(cache.root().join("wheels")).unwrap().count(), 0);
 
     let runs = fixture.pip_runs();
     assert_eq!(runs.len(), 1);
@@ -181,35 +151,19 @@ fn a_header_hash_mismatch_leaves_good_files_intact() {
     doctored.headers.insert("cuda.h".into(), wrong.clone());
     let error = fetch_with(&doctored, &cache, &fixture.serving_pip()).unwrap_err();
     let message = error.to_string();
-    assert!(
-        matches!(error, HeadersError::HashMismatch { .. }),
-        "{error:?}"
-    );
+    assert!(matches!(error, HeadersError::HashMismatch { .. }), "{error:?}");
     assert!(message.contains("nvidia/cu13/include/cuda.h"), "{message}");
     assert!(message.contains(&format!("expected {wrong}")), "{message}");
-    assert!(
-        message.contains(&format!("got {}", sha256(CUDA_H))),
-        "{message}"
-    );
+    assert!(message.contains(&format!("got {}", sha256(CUDA_H))), "{message}");
     assert!(!message.contains('\n'));
 
     assert_eq!(fs::read(&good.main_header).unwrap(), CUDA_H);
-    assert_eq!(
-        fs::read(good.typedefs_header.as_ref().unwrap()).unwrap(),
-        TYPEDEFS_H
-    );
+    assert_eq!(fs::read(good.typedefs_header.as_ref().unwrap()).unwrap(), TYPEDEFS_H);
     // Nothing half-written is left next to the good files.
     let ctk_dir = cache.root().join("ctk/13.1.0");
-    let leftovers: Vec<_> = fs::read_dir(&ctk_dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
+    let leftovers: Vec<_> = fs::read_dir(&ctk_dir).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(leftovers, ["include"]);
-    assert_eq!(
-        fetch_with(&fixture.release, &cache, &absent_pip()).unwrap(),
-        good
-    );
+    assert_eq!(fetch_with(&fixture.release, &cache, &absent_pip()).unwrap(), good);
 }
 
 #[test]
@@ -220,10 +174,7 @@ fn a_wheel_hash_mismatch_installs_nothing() {
     doctored.wheel_sha256 = "f".repeat(64);
     let error = fetch_with(&doctored, &cache, &fixture.serving_pip()).unwrap_err();
     let message = error.to_string();
-    assert!(
-        message.starts_with(&format!("sha256 mismatch for {WHEEL_FILE}: expected ffff")),
-        "{message}"
-    );
+    assert!(message.starts_with(&format!("sha256 mismatch for {WHEEL_FILE}: expected ffff")), "{message}");
     assert!(message.contains(&fixture.release.wheel_sha256), "{message}");
     assert!(!cache.root().join("ctk/13.1.0/include/cuda.h").exists());
 }
@@ -238,15 +189,9 @@ fn a_truncated_wheel_is_reported_as_corrupt() {
     release.wheel_sha256 = sha256(&bytes[..bytes.len() / 2]);
     let cache = fixture.cache();
     let error = fetch_with(&release, &cache, &fixture.serving_pip()).unwrap_err();
-    assert!(
-        matches!(error, HeadersError::CorruptWheel { .. }),
-        "{error:?}"
-    );
+    assert!(matches!(error, HeadersError::CorruptWheel { .. }), "{error:?}");
     let message = error.to_string();
-    assert!(
-        message.contains(WHEEL_FILE) && message.contains("is not a readable wheel"),
-        "{message}"
-    );
+    assert!(message.contains(WHEEL_FILE) && message.contains("is not a readable wheel"), "{message}");
     assert!(!message.contains('\n'));
 }
 
@@ -256,16 +201,8 @@ fn a_wheel_without_the_headers_is_reported() {
     let mut release = fixture.release.clone();
     release.include_dir = "nvidia/cuda_runtime/include".into();
     let error = fetch_with(&release, &fixture.cache(), &fixture.serving_pip()).unwrap_err();
-    assert!(
-        matches!(error, HeadersError::MissingMember { .. }),
-        "{error:?}"
-    );
-    assert!(
-        error
-            .to_string()
-            .ends_with("has no nvidia/cuda_runtime/include/cuda.h"),
-        "{error}"
-    );
+    assert!(matches!(error, HeadersError::MissingMember { .. }), "{error:?}");
+    assert!(error.to_string().ends_with("has no nvidia/cuda_runtime/include/cuda.h"), "{error}");
 }
 
 #[test]
@@ -276,12 +213,7 @@ fn a_pip_failure_is_one_line_with_pips_last_words() {
         "failing-python",
         "echo 'WARNING: Retrying after connection broken' >&2\necho 'ERROR: could not reach the index' >&2\nexit 1",
     );
-    let error = fetch_with(
-        &fixture.release,
-        &fixture.cache(),
-        &Pip::with_python(failing),
-    )
-    .unwrap_err();
+    let error = fetch_with(&fixture.release, &fixture.cache(), &Pip::with_python(failing)).unwrap_err();
     assert_eq!(
         error.to_string(),
         "pip could not download nvidia-cuda-runtime==13.1.80: ERROR: could not reach the index"
@@ -292,19 +224,10 @@ fn a_pip_failure_is_one_line_with_pips_last_words() {
 fn a_missing_python_is_reported() {
     let fixture = Fixture::new();
     let error = fetch_with(&fixture.release, &fixture.cache(), &absent_pip()).unwrap_err();
-    assert!(
-        matches!(error, HeadersError::PythonNotFound { .. }),
-        "{error:?}"
-    );
+    assert!(matches!(error, HeadersError::PythonNotFound { .. }), "{error:?}");
     let message = error.to_string();
-    assert!(
-        message.starts_with("cannot run /nonexistent/python3 to call pip"),
-        "{message}"
-    );
-    assert!(
-        message.contains("CTKGEN_PYTHON") && !message.contains('\n'),
-        "{message}"
-    );
+    assert!(message.starts_with("cannot run /nonexistent/python3 to call pip"), "{message}");
+    assert!(message.contains("CTKGEN_PYTHON") && !message.contains('\n'), "{message}");
 }
 
 #[test]
@@ -321,16 +244,9 @@ fn an_unreachable_index_is_one_clear_line() {
     let error = fetch_with(&fixture.release, &fixture.cache(), &offline).unwrap_err();
     let message = error.to_string();
     assert!(matches!(error, HeadersError::PipFailed { .. }), "{error:?}");
-    assert!(
-        message.starts_with("pip could not download nvidia-cuda-runtime==13.1.80: "),
-        "{message}"
-    );
+    assert!(message.starts_with("pip could not download nvidia-cuda-runtime==13.1.80: "), "{message}");
     assert!(!message.contains('\n'), "{message}");
-    assert!(!fixture
-        .cache()
-        .root()
-        .join("ctk/13.1.0/include/cuda.h")
-        .exists());
+    assert!(!fixture.cache().root().join("ctk/13.1.0/include/cuda.h").exists());
 }
 
 #[test]
@@ -339,21 +255,10 @@ fn an_unwritable_cache_is_reported() {
     // A regular file where the cache folder should be: unwritable even for root.
     let blocked = fixture.dir.path().join("not-a-folder");
     fs::write(&blocked, b"").unwrap();
-    let error = fetch_with(
-        &fixture.release,
-        &Cache::new(blocked.clone()),
-        &fixture.serving_pip(),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(error, HeadersError::UnwritableCache { .. }),
-        "{error:?}"
-    );
+    let error = fetch_with(&fixture.release, &Cache::new(blocked.clone()), &fixture.serving_pip()).unwrap_err();
+    assert!(matches!(error, HeadersError::UnwritableCache { .. }), "{error:?}");
     let message = error.to_string();
-    assert!(
-        message.starts_with(&format!("cache directory {}/", blocked.display())),
-        "{message}"
-    );
+    assert!(message.starts_with(&format!("cache directory {}/", blocked.display())), "{message}");
     assert!(message.contains("is not writable"), "{message}");
     assert!(fixture.pip_runs().is_empty());
 }
@@ -364,24 +269,15 @@ fn concurrent_fetches_download_once() {
     let cache = fixture.cache();
     let pip = fixture.serving_pip();
     let results: Vec<_> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..4)
-            .map(|_| scope.spawn(|| fetch_with(&fixture.release, &cache, &pip)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().unwrap())
-            .collect()
+        let workers: Vec<_> = (0..4).map(|_| scope.spawn(|| fetch_with(&fixture.release, &cache, &pip))).collect();
+        workers.into_iter().map(|worker| worker.join().unwrap()).collect()
     });
     let first = results[0].as_ref().unwrap().clone();
     for result in &results {
         assert_eq!(result.as_ref().unwrap(), &first);
     }
     assert_eq!(fs::read(&first.main_header).unwrap(), CUDA_H);
-    assert_eq!(
-        fixture.pip_runs().len(),
-        1,
-        "the lock lets one worker download and the rest reuse"
-    );
+    assert_eq!(fixture.pip_runs().len(), 1, "the lock lets one worker download and the rest reuse");
 }
 
 #[test]
@@ -390,9 +286,6 @@ fn a_release_that_escapes_the_cache_is_refused() {
     let mut release = fixture.release.clone();
     release.ctk = "../13.1.0".into();
     let error = fetch_with(&release, &fixture.cache(), &fixture.serving_pip()).unwrap_err();
-    assert!(
-        matches!(error, HeadersError::InvalidRelease { .. }),
-        "{error:?}"
-    );
+    assert!(matches!(error, HeadersError::InvalidRelease { .. }), "{error:?}");
     assert!(fixture.pip_runs().is_empty());
 }

@@ -3,9 +3,7 @@
 
 use std::path::Path;
 
-use ctkgen_headers::{
-    fetch, fetch_with, locate_libclang, locate_libclang_with, Cache, Catalogue, Pip,
-};
+use ctkgen_headers::{fetch, fetch_with, locate_libclang, locate_libclang_with, Cache, Catalogue, Pip};
 
 fn network_allowed(test: &str) -> bool {
     let skip = std::env::var_os("CTKGEN_SKIP_NETWORK_TESTS").is_some_and(|v| v == "1");
@@ -47,10 +45,7 @@ fn locates_or_provisions_libclang() {
     let library = locate_libclang(&cache).unwrap();
     assert!(library.is_file(), "{}", library.display());
     let name = library.file_name().unwrap().to_string_lossy().into_owned();
-    assert!(
-        name.starts_with("libclang") && name.contains(".so"),
-        "{name}"
-    );
+    assert!(name.starts_with("libclang") && name.contains(".so"), "{name}");
     // The second call finds what the first one found or provisioned, without pip.
     let offline = Pip::with_python("/nonexistent/python3");
     assert_eq!(locate_libclang_with(&cache, &offline).unwrap(), library);

@@ -85,7 +85,8 @@ pub fn summary(api: &Api) -> String {
         out.push('\n');
     }
     for e in &api.enums {
-        let names = if e.typedef_names.is_empty() { String::new() } else { format!(" ({})", e.typedef_names.join(", ")) };
+        let names =
+            if e.typedef_names.is_empty() { String::new() } else { format!(" ({})", e.typedef_names.join(", ")) };
         let _ = writeln!(out, "enum {}{names}: {}", e.name, e.underlying.c_name());
         for c in &e.constants {
             let _ = writeln!(out, "enum {}::{} = {}", e.name, c.name, c.value);

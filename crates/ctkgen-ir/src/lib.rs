@@ -468,31 +468,19 @@ pub enum ConstantValue {
 
 impl Api {
     pub fn record(&self, name: &str) -> Option<&Record> {
-        self.records
-            .binary_search_by(|r| r.name.as_str().cmp(name))
-            .ok()
-            .map(|i| &self.records[i])
+        self.records.binary_search_by(|r| r.name.as_str().cmp(name)).ok().map(|i| &self.records[i])
     }
 
     pub fn typedef(&self, name: &str) -> Option<&Typedef> {
-        self.typedefs
-            .binary_search_by(|t| t.name.as_str().cmp(name))
-            .ok()
-            .map(|i| &self.typedefs[i])
+        self.typedefs.binary_search_by(|t| t.name.as_str().cmp(name)).ok().map(|i| &self.typedefs[i])
     }
 
     pub fn enumeration(&self, name: &str) -> Option<&Enum> {
-        self.enums
-            .binary_search_by(|e| e.name.as_str().cmp(name))
-            .ok()
-            .map(|i| &self.enums[i])
+        self.enums.binary_search_by(|e| e.name.as_str().cmp(name)).ok().map(|i| &self.enums[i])
     }
 
     pub fn function(&self, name: &str) -> Option<&Function> {
-        self.functions
-            .binary_search_by(|f| f.name.as_str().cmp(name))
-            .ok()
-            .map(|i| &self.functions[i])
+        self.functions.binary_search_by(|f| f.name.as_str().cmp(name)).ok().map(|i| &self.functions[i])
     }
 
     /// Sorts every top-level list by name, the order the JSON form promises.

@@ -25,7 +25,8 @@ pub fn parse_options() -> &'static ParseOptions {
     OPTIONS.get_or_init(|| {
         let root = workspace_root();
         let cache = Cache::new(Cache::default_root(&root));
-        let libclang = ctkgen_headers::locate_libclang(&cache).unwrap_or_else(|e| panic!("the robustness suites need libclang: {e}"));
+        let libclang = ctkgen_headers::locate_libclang(&cache)
+            .unwrap_or_else(|e| panic!("the robustness suites need libclang: {e}"));
         ParseOptions::new(libclang, root.join("headers").join("include"))
     })
 }

@@ -27,7 +27,8 @@ fn xtask_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo).args(["build", "-q", "-p", "xtask"]).current_dir(root()).status().expect("cargo runs");
+        let status =
+            Command::new(cargo).args(["build", "-q", "-p", "xtask"]).current_dir(root()).status().expect("cargo runs");
         assert!(status.success(), "cargo build -p xtask failed");
         // This test runs from <target>/debug/deps; the binary sits in <target>/debug.
         let exe = std::env::current_exe().unwrap();
@@ -81,8 +82,14 @@ fn wheel_bytes(cuda_h: &[u8]) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     let members: [(&str, &[u8]); 4] = [
-        ("ctkgen_fake_runtime-1.0.0.dist-info/METADATA", b"Metadata-Version: 2.1\nName: ctkgen-fake-runtime\nVersion: 1.0.0\n"),
-        ("ctkgen_fake_runtime-1.0.0.dist-info/WHEEL", b"Wheel-Version: 1.0\nGenerator: ctkgen-robustness\nRoot-Is-Purelib: true\nTag: py3-none-any\n"),
+        (
+            "ctkgen_fake_runtime-1.0.0.dist-info/METADATA",
+            b"Metadata-Version: 2.1\nName: ctkgen-fake-runtime\nVersion: 1.0.0\n",
+        ),
+        (
+            "ctkgen_fake_runtime-1.0.0.dist-info/WHEEL",
+            b"Wheel-Version: 1.0\nGenerator: ctkgen-robustness\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        ),
         ("ctkgen_fake_runtime-1.0.0.dist-info/RECORD", b""),
         ("fake/include/cuda.h", cuda_h),
     ];
@@ -177,7 +184,9 @@ fn repeated_part(line: &str) -> Option<&str> {
 /// The corpus: a name and how to provoke the failure.
 const CASES: &[(&str, Setup)] = &[
     ("missing header", |_| run(&["--header", &bad("no_such_header.h")], "no_such_header.h")),
-    ("header is a folder", |_| run(&["--header", &root().join("tests/bad-inputs").display().to_string()], "bad-inputs is a folder")),
+    ("header is a folder", |_| {
+        run(&["--header", &root().join("tests/bad-inputs").display().to_string()], "bad-inputs is a folder")
+    }),
     ("empty header", |_| run(&["--header", &bad("empty.h")], "empty.h")),
     ("binary garbage", |_| run(&["--header", &bad("garbage.h")], "garbage.h:1:1")),
     ("syntax error", |_| run(&["--header", &bad("syntax_error.h")], "syntax_error.h:2:10")),
@@ -186,18 +195,29 @@ const CASES: &[(&str, Setup)] = &[
     ("#error directive", |_| run(&["--header", &bad("error_directive.h")], "error_directive.h:2:2")),
     ("member of incomplete type", |_| run(&["--header", &bad("incomplete_field.h")], "incomplete_field.h:5:")),
     ("unsupported member type", |_| run(&["--header", &bad("unsupported_type.h")], "unsupported_type.h:3:")),
-    ("alignment not a power of two", |_| run(&["--header", &bad("alignment_not_power_of_two.h")], "alignment_not_power_of_two.h:4:")),
+    ("alignment not a power of two", |_| {
+        run(&["--header", &bad("alignment_not_power_of_two.h")], "alignment_not_power_of_two.h:4:")
+    }),
     ("alignment only in C++", |_| run(&["--header", &bad("cxx_only_alignment.h")], "cxx_only_alignment.h:3:1")),
     ("modes lay a record out differently", |_| run(&["--header", &bad("mode_mismatch.h")], "Differs")),
     ("empty record differs between C and C++", |_| run(&["--header", &bad("empty_record_modes_differ.h")], "Empty")),
     ("c99 drops alignas", |_| run(&["--header", &fixture("propagate.h"), "--std", "c99"], "c99")),
     ("c++03 drops alignas", |_| run(&["--header", &fixture("propagate.h"), "--std", "c11,c++03"], "c++03")),
     ("unknown language mode", |_| run(&["--header", &fixture("propagate.h"), "--std", "c2x"], "c2x")),
-    ("unknown target", |_| run(&["--header", &fixture("packed.h"), "--target", "riscv64-unknown-linux-gnu"], "riscv64")),
+    ("unknown target", |_| {
+        run(&["--header", &fixture("packed.h"), "--target", "riscv64-unknown-linux-gnu"], "riscv64")
+    }),
     ("unknown CTK", |_| run(&["--ctk", "11.2"], "11.2")),
-    ("invalid python package name", |_| run(&["--header", &fixture("packed.h"), "--python-package", "9lives"], "9lives")),
-    ("layout Rust cannot express", |_| run(&["--header", &fixture("packed_aligned.h"), "--lang", "rust"], "PackedAligned")),
-    ("no libclang", |_| run(&["--header", &fixture("packed.h")], "/nonexistent/libclang.so").env("LIBCLANG_PATH", "/nonexistent/libclang.so")),
+    ("invalid python package name", |_| {
+        run(&["--header", &fixture("packed.h"), "--python-package", "9lives"], "9lives")
+    }),
+    ("layout Rust cannot express", |_| {
+        run(&["--header", &fixture("packed_aligned.h"), "--lang", "rust"], "PackedAligned")
+    }),
+    ("no libclang", |_| {
+        run(&["--header", &fixture("packed.h")], "/nonexistent/libclang.so")
+            .env("LIBCLANG_PATH", "/nonexistent/libclang.so")
+    }),
     ("libclang that is not a library", |_| {
         run(&["--header", &fixture("packed.h")], "packed.h").env("LIBCLANG_PATH", fixture("packed.h"))
     }),
@@ -207,13 +227,16 @@ const CASES: &[(&str, Setup)] = &[
         run(&["--ctk", "13.1"], "ctk.toml:3").env("CTKGEN_CATALOGUE", catalogue.display().to_string())
     }),
     ("catalogue path escapes the cache", |s| {
-        let text = std::fs::read_to_string(root().join("headers/ctk.toml")).unwrap().replace("include_dir = \"nvidia/cu13/include\"", "include_dir = \"../../../etc\"");
+        let text = std::fs::read_to_string(root().join("headers/ctk.toml"))
+            .unwrap()
+            .replace("include_dir = \"nvidia/cu13/include\"", "include_dir = \"../../../etc\"");
         let catalogue = s.scratch.join("ctk.toml");
         std::fs::write(&catalogue, text).unwrap();
         run(&["--ctk", "13.1"], "include_dir").env("CTKGEN_CATALOGUE", catalogue.display().to_string())
     }),
     ("missing catalogue", |s| {
-        run(&["--ctk", "13.1"], "no-such-ctk.toml").env("CTKGEN_CATALOGUE", s.scratch.join("no-such-ctk.toml").display().to_string())
+        run(&["--ctk", "13.1"], "no-such-ctk.toml")
+            .env("CTKGEN_CATALOGUE", s.scratch.join("no-such-ctk.toml").display().to_string())
     }),
     ("wheel sha256 mismatch", |s| {
         let wheel = wheel_bytes(&fake_cuda_h());
@@ -252,12 +275,16 @@ const CASES: &[(&str, Setup)] = &[
         // Tests run as root, so permissions stop nothing: a file where the cache folder should be does.
         let blocker = s.scratch.join("cache-blocker");
         std::fs::write(&blocker, "a file, not a folder").unwrap();
-        run(&["--ctk", FAKE_CTK], "cache-blocker").through(&release, s).env("CTKGEN_CACHE", blocker.join("cache").display().to_string())
+        run(&["--ctk", FAKE_CTK], "cache-blocker")
+            .through(&release, s)
+            .env("CTKGEN_CACHE", blocker.join("cache").display().to_string())
     }),
     ("no python for pip", |s| {
         let wheel = wheel_bytes(&fake_cuda_h());
         let release = fake_release(&s.scratch, &wheel, &sha256_hex(&wheel), &sha256_hex(&fake_cuda_h()));
-        run(&["--ctk", FAKE_CTK], "/nonexistent/python3").through(&release, s).env("CTKGEN_PYTHON", "/nonexistent/python3")
+        run(&["--ctk", FAKE_CTK], "/nonexistent/python3")
+            .through(&release, s)
+            .env("CTKGEN_PYTHON", "/nonexistent/python3")
     }),
     ("output parent is a file", |s| {
         let blocker = s.area.join("parent-blocker");
@@ -281,7 +308,8 @@ fn xtask(args: &[String], env: &[(String, String)]) -> Output {
 }
 
 fn new_sandbox(base: &Path, index: usize) -> Sandbox {
-    let sandbox = Sandbox { area: base.join(format!("case{index}/area")), scratch: base.join(format!("case{index}/scratch")) };
+    let sandbox =
+        Sandbox { area: base.join(format!("case{index}/area")), scratch: base.join(format!("case{index}/scratch")) };
     std::fs::create_dir_all(&sandbox.area).unwrap();
     std::fs::create_dir_all(&sandbox.scratch).unwrap();
     let out = xtask(&good_args(&sandbox.out()), &[]);
@@ -326,7 +354,11 @@ fn check_case(name: &str, setup: Setup, sandbox: &Sandbox) -> Vec<String> {
     let catalogue = std::fs::read_to_string(sandbox.scratch.join("ctk.toml")).unwrap_or_default();
     let leftovers: Vec<&String> = cache
         .iter()
-        .filter(|(k, sha)| (k.ends_with(".h") && !catalogue.contains(sha.as_str())) || k.contains(".staging-") || k.contains(".download-"))
+        .filter(|(k, sha)| {
+            (k.ends_with(".h") && !catalogue.contains(sha.as_str()))
+                || k.contains(".staging-")
+                || k.contains(".download-")
+        })
         .map(|(k, _)| k)
         .collect();
     if !leftovers.is_empty() {
@@ -337,7 +369,10 @@ fn check_case(name: &str, setup: Setup, sandbox: &Sandbox) -> Vec<String> {
     if took > Duration::from_secs(60) {
         problems.push(format!("took {took:?}"));
     }
-    problems.into_iter().map(|p| format!("{name}: {p}\n    stderr: {}", stderr.trim_end().replace('\n', "\n            "))).collect()
+    problems
+        .into_iter()
+        .map(|p| format!("{name}: {p}\n    stderr: {}", stderr.trim_end().replace('\n', "\n            ")))
+        .collect()
 }
 
 #[test]
@@ -402,7 +437,10 @@ fn the_corpus_checks_can_fail() {
     };
     let problems = check_case("litters", litters, &sandbox);
     assert!(problems.len() == 1 && problems[0].contains("the cache keeps"), "{problems:?}");
-    assert_eq!(repeated_part("error: cannot read x.toml: No such file (os error 2): No such file (os error 2)"), Some("No such file (os error 2)"));
+    assert_eq!(
+        repeated_part("error: cannot read x.toml: No such file (os error 2): No such file (os error 2)"),
+        Some("No such file (os error 2)")
+    );
     assert_eq!(repeated_part("error: cannot read x.toml: No such file (os error 2)"), None);
 }
 
@@ -427,7 +465,8 @@ fn a_bad_run_beside_a_good_run_leaves_one_complete_output() {
     let out = sandbox.out();
     let mut good = good_args(&out);
     good.extend(["--python-package".into(), "renamed_cuda".into()]);
-    let bad_args: Vec<String> = ["generate", "--out", &out, "--header", &bad("garbage.h")].iter().map(|a| a.to_string()).collect();
+    let bad_args: Vec<String> =
+        ["generate", "--out", &out, "--header", &bad("garbage.h")].iter().map(|a| a.to_string()).collect();
     for _ in 0..3 {
         let writer = spawn(&good, &[("CTKGEN_TEST_WRITE_PAUSE_MS", "5")]);
         let failing = spawn(&bad_args, &[]).wait_with_output().unwrap();
@@ -439,7 +478,11 @@ fn a_bad_run_beside_a_good_run_leaves_one_complete_output() {
         assert!(xtask(&check, &[]).status.success(), "the folder is not the good run's complete output");
         assert!(xtask(&good_args(&out), &[]).status.success());
     }
-    let names: Vec<String> = std::fs::read_dir(&sandbox.area).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(&sandbox.area)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(names, ["out"]);
 }
 
@@ -457,7 +500,10 @@ fn a_run_killed_while_writing_leaves_the_previous_output_whole() {
         // Writing has begun once a staging folder appears beside the output.
         let deadline = Instant::now() + Duration::from_secs(60);
         let staging_seen = loop {
-            let staging = std::fs::read_dir(&sandbox.area).unwrap().flatten().any(|e| e.file_name().to_string_lossy().contains("staging"));
+            let staging = std::fs::read_dir(&sandbox.area)
+                .unwrap()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().contains("staging"));
             if staging || child.try_wait().unwrap().is_some() || Instant::now() > deadline {
                 break staging;
             }
@@ -473,6 +519,10 @@ fn a_run_killed_while_writing_leaves_the_previous_output_whole() {
     assert_eq!(killed_mid_write, 3, "every kill must land while writing");
     // The next run clears what the killed ones left beside the output.
     assert!(xtask(&good_args(&out), &[]).status.success());
-    let names: Vec<String> = std::fs::read_dir(&sandbox.area).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(&sandbox.area)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(names, ["out"]);
 }

@@ -16,7 +16,9 @@ fn committed_corpus() -> Vec<PathBuf> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("seed-") || n.starts_with("min-")))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("seed-") || n.starts_with("min-"))
+        })
         .collect();
     inputs.sort();
     inputs

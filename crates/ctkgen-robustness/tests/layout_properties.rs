@@ -188,7 +188,9 @@ fn field(depth: u32) -> BoxedStrategy<FieldSpec> {
             }
             match (&field.member, field.align) {
                 // The standard specifier may not lower a type's alignment.
-                (Member::Scalar(s), Some((Spelling::Standard, n))) => field.align = Some((Spelling::Standard, n.max(s.size()))),
+                (Member::Scalar(s), Some((Spelling::Standard, n))) => {
+                    field.align = Some((Spelling::Standard, n.max(s.size())))
+                }
                 (Member::Scalar(_), _) => {}
                 // Unnamed members take neither arrays nor alignment; records take the GNU spelling only.
                 (Member::Anonymous(inner), _) => {
@@ -220,8 +222,15 @@ fn without_tags(spec: &RecordSpec) -> RecordSpec {
 
 fn record(depth: u32) -> BoxedStrategy<RecordSpec> {
     let count = if depth == 0 { 1..=6usize } else { 1..=3usize };
-    let typedef_only = if depth == 0 { prop_oneof![5 => Just(false), 1 => Just(true)].boxed() } else { Just(false).boxed() };
-    (typedef_only, prop_oneof![3 => Just(false), 1 => Just(true)], prop_oneof![4 => Just(false), 1 => Just(true)], prop_oneof![5 => Just(None), 1 => power_of_two().prop_map(Some)], proptest::collection::vec(field(depth), count))
+    let typedef_only =
+        if depth == 0 { prop_oneof![5 => Just(false), 1 => Just(true)].boxed() } else { Just(false).boxed() };
+    (
+        typedef_only,
+        prop_oneof![3 => Just(false), 1 => Just(true)],
+        prop_oneof![4 => Just(false), 1 => Just(true)],
+        prop_oneof![5 => Just(None), 1 => power_of_two().prop_map(Some)],
+        proptest::collection::vec(field(depth), count),
+    )
         .prop_map(|(typedef_only, union, packed, record_align, mut fields)| {
             // A first member that is a zero-width bitfield would leave a record with no named
             // member (0 bytes in C, 1 in C++).
@@ -417,7 +426,13 @@ fn check_with_gcc(dir: &Path, api: &Api, header: &str) -> Result<(), String> {
     let oracle = dir.join("oracle.c");
     std::fs::write(&oracle, ctkgen::oracle::c_source(api, header)).unwrap();
     for (compiler, lang, std) in [("gcc", "c", "-std=c11"), ("g++", "c++", "-std=c++17")] {
-        let out = Command::new(compiler).args([std, "-fsyntax-only", "-w", "-x", lang]).arg("-I").arg(dir).arg(&oracle).output().unwrap();
+        let out = Command::new(compiler)
+            .args([std, "-fsyntax-only", "-w", "-x", lang])
+            .arg("-I")
+            .arg(dir)
+            .arg(&oracle)
+            .output()
+            .unwrap();
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             let first: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).take(5).collect();
@@ -463,7 +478,10 @@ fn check_cython_storage(api: &Api, options: &ctkgen_cython::CythonOptions) -> Re
         let separate = body.lines().any(|l| l.contains("block(") && l.contains(&format!(", {})", record.align)));
         let want_separate = record.align > ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT;
         if inline == separate || separate != want_separate {
-            return Err(format!("{} (align {}): inline storage {inline}, aligned block {separate}", record.name, record.align));
+            return Err(format!(
+                "{} (align {}): inline storage {inline}, aligned block {separate}",
+                record.name, record.align
+            ));
         }
         decided += 1;
     }
@@ -486,7 +504,9 @@ impl RustCollection {
     fn source(&self) -> String {
         self.batches
             .iter()
-            .map(|(prefix, specs, chosen)| render(prefix, &chosen.iter().map(|i| (*i, &specs[*i])).collect::<Vec<_>>(), specs))
+            .map(|(prefix, specs, chosen)| {
+                render(prefix, &chosen.iter().map(|i| (*i, &specs[*i])).collect::<Vec<_>>(), specs)
+            })
             .collect()
     }
 
@@ -494,11 +514,16 @@ impl RustCollection {
     fn drop_record(&mut self, name: &str) -> bool {
         let Some((batch, index)) = name.strip_prefix('B').and_then(|rest| {
             let mut parts = rest.splitn(3, '_');
-            Some((parts.next()?.to_string(), parts.next()?.trim_end_matches(|c: char| !c.is_ascii_digit()).parse::<usize>().ok()?))
+            Some((
+                parts.next()?.to_string(),
+                parts.next()?.trim_end_matches(|c: char| !c.is_ascii_digit()).parse::<usize>().ok()?,
+            ))
         }) else {
             return false;
         };
-        let Some((_, specs, chosen)) = self.batches.iter_mut().find(|(prefix, _, _)| prefix[1..] == batch) else { return false };
+        let Some((_, specs, chosen)) = self.batches.iter_mut().find(|(prefix, _, _)| prefix[1..] == batch) else {
+            return false;
+        };
         let mut dropped = vec![index];
         for (i, spec) in specs.iter().enumerate().skip(index + 1) {
             if spec_uses(spec).iter().any(|p| dropped.contains(&(p % i))) {
@@ -511,7 +536,12 @@ impl RustCollection {
     }
 }
 
-fn run_batch(dir: &Path, prefix: &str, specs: &[RecordSpec], rust: &Mutex<RustCollection>) -> Result<(), TestCaseError> {
+fn run_batch(
+    dir: &Path,
+    prefix: &str,
+    specs: &[RecordSpec],
+    rust: &Mutex<RustCollection>,
+) -> Result<(), TestCaseError> {
     let all: Vec<(usize, &RecordSpec)> = specs.iter().enumerate().collect();
     let source = render(prefix, &all, specs);
     let fail = |what: String| TestCaseError::fail(format!("{what}\n--- header ---\n{PRELUDE}{source}"));
@@ -524,7 +554,9 @@ fn run_batch(dir: &Path, prefix: &str, specs: &[RecordSpec], rust: &Mutex<RustCo
     // A packed record with an alignment attribute of its own (on it or a field), whose members'
     // records are all expressible, alone with what it uses: the emitter must refuse it by name.
     let refusable = |i: usize, s: &RecordSpec| {
-        s.packed && (s.record_align.is_some() || s.fields.iter().any(|f| f.align.is_some())) && spec_uses(s).iter().all(|p| i == 0 || expressible[p % i])
+        s.packed
+            && (s.record_align.is_some() || s.fields.iter().any(|f| f.align.is_some()))
+            && spec_uses(s).iter().all(|p| i == 0 || expressible[p % i])
     };
     if let Some((index, _)) = all.iter().find(|(i, s)| refusable(*i, s)) {
         let mut needed = vec![*index];
@@ -540,7 +572,11 @@ fn run_batch(dir: &Path, prefix: &str, specs: &[RecordSpec], rust: &Mutex<RustCo
         let refused_source = render(prefix, &subset, specs);
         let api = parse(dir, "refused.h", &refused_source).map_err(fail)?;
         match ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties")) {
-            Ok(_) => return Err(fail(format!("the Rust emitter accepted {prefix}_{index}, packed around an explicit alignment"))),
+            Ok(_) => {
+                return Err(fail(format!(
+                    "the Rust emitter accepted {prefix}_{index}, packed around an explicit alignment"
+                )))
+            }
             Err(error) => {
                 if !error.to_string().contains(&format!("`{prefix}_{index}")) {
                     return Err(fail(format!("the Rust refusal names no record of {prefix}_{index}: {error}")));
@@ -569,7 +605,10 @@ fn target_dir() -> PathBuf {
 /// generator predicts (a packed record around one whose alignment comes from a bitfield's
 /// type, say); such a refusal must name a packed record, which is then left out. Returns how
 /// many were left out that way.
-fn emit_collection(dir: &Path, collection: &mut RustCollection) -> Result<(Vec<ctkgen_ir::OutputFile>, String, usize), String> {
+fn emit_collection(
+    dir: &Path,
+    collection: &mut RustCollection,
+) -> Result<(Vec<ctkgen_ir::OutputFile>, String, usize), String> {
     let mut left_out = 0;
     loop {
         let source = collection.source();
@@ -591,7 +630,8 @@ fn emit_collection(dir: &Path, collection: &mut RustCollection) -> Result<(Vec<c
 fn build_rust_crate(source: &str) -> Result<(), String> {
     let dir = tempfile::tempdir().unwrap();
     let api = parse(dir.path(), "crate.h", source)?;
-    let files = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties")).map_err(|e| format!("rust emitter: {e}"))?;
+    let files = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties"))
+        .map_err(|e| format!("rust emitter: {e}"))?;
     build_files(dir.path(), files, source)
 }
 
@@ -607,7 +647,11 @@ fn build_files(dir: &Path, files: Vec<ctkgen_ir::OutputFile>, source: &str) -> R
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let build = |offline: bool| {
         let mut command = Command::new(&cargo);
-        command.args(["build", "--quiet"]).current_dir(&krate).env("CARGO_TARGET_DIR", target_dir()).env_remove("RUSTFLAGS");
+        command
+            .args(["build", "--quiet"])
+            .current_dir(&krate)
+            .env("CARGO_TARGET_DIR", target_dir())
+            .env_remove("RUSTFLAGS");
         if offline {
             command.arg("--offline");
         }
@@ -620,7 +664,11 @@ fn build_files(dir: &Path, files: Vec<ctkgen_ir::OutputFile>, source: &str) -> R
     }
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        return Err(format!("the generated crate does not build (header kept at {}):\n{}", kept.display(), &stderr[..stderr.len().min(6000)]));
+        return Err(format!(
+            "the generated crate does not build (header kept at {}):\n{}",
+            kept.display(),
+            &stderr[..stderr.len().min(6000)]
+        ));
     }
     Ok(())
 }
@@ -629,7 +677,13 @@ fn build_files(dir: &Path, files: Vec<ctkgen_ir::OutputFile>, source: &str) -> R
 fn random_records_agree_with_gcc_and_both_emitters() {
     let seed = env_or("PROPTEST_RNG_SEED", DEFAULT_SEED);
     let batches = env_or("PROPTEST_CASES", DEFAULT_BATCHES);
-    let config = Config { cases: batches, rng_seed: RngSeed::Fixed(seed), failure_persistence: None, max_shrink_iters: 200, ..Config::default() };
+    let config = Config {
+        cases: batches,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: None,
+        max_shrink_iters: 200,
+        ..Config::default()
+    };
     let mut runner = TestRunner::new(config);
     let dir = tempfile::tempdir().unwrap();
     let counter = std::sync::atomic::AtomicUsize::new(0);
@@ -644,8 +698,8 @@ fn random_records_agree_with_gcc_and_both_emitters() {
     let mut collection = rust.into_inner().unwrap();
     let checked = batches as usize * RECORDS_PER_BATCH;
     let crate_dir = tempfile::tempdir().unwrap();
-    let (files, source, left_out) =
-        emit_collection(crate_dir.path(), &mut collection).unwrap_or_else(|e| panic!("PROPTEST_RNG_SEED={seed} PROPTEST_CASES={batches}: {e}"));
+    let (files, source, left_out) = emit_collection(crate_dir.path(), &mut collection)
+        .unwrap_or_else(|e| panic!("PROPTEST_RNG_SEED={seed} PROPTEST_CASES={batches}: {e}"));
     let records = collection.records();
     println!(
         "{checked} records against gcc and Cython; {records} built in one Rust crate; {} packed records refused by name as required, {left_out} more left out after a refusal naming a packed record",
@@ -662,7 +716,13 @@ fn random_records_agree_with_gcc_and_both_emitters() {
 fn alignments_that_are_not_powers_of_two_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     for n in [3u32, 6, 12, 24, 48, 96, 100, 255] {
-        for (i, source) in [format!("struct S {{ PT_ALIGNAS({n}) int x; }};\n"), format!("struct S {{ int x; }} __attribute__((aligned({n})));\n")].iter().enumerate() {
+        for (i, source) in [
+            format!("struct S {{ PT_ALIGNAS({n}) int x; }};\n"),
+            format!("struct S {{ int x; }} __attribute__((aligned({n})));\n"),
+        ]
+        .iter()
+        .enumerate()
+        {
             let name = format!("odd{n}_{i}.h");
             let error = parse(dir.path(), &name, source).expect_err(&format!("aligned({n}) accepted"));
             assert!(error.contains("power of 2") || error.contains("alignment"), "{error}");

@@ -15,7 +15,8 @@ fn each_anonymous_member_keeps_its_own_record() {
     let t = api.record("T").unwrap();
     let types: Vec<String> = t.fields.iter().map(|f| format!("{}:{:?}", f.name, f.ty)).collect();
     assert_eq!(t.fields.iter().filter(|f| f.anonymous).count(), 3, "{types:?}");
-    let (first, second, third) = (api.record("T___anon0").unwrap(), api.record("T___anon1").unwrap(), api.record("T___anon2").unwrap());
+    let (first, second, third) =
+        (api.record("T___anon0").unwrap(), api.record("T___anon1").unwrap(), api.record("T___anon2").unwrap());
     assert_eq!((first.size, first.align), (32, 32));
     assert_eq!((second.size, second.align), (8, 8));
     assert_eq!(second.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["c", "d"]);

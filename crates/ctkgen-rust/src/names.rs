@@ -7,11 +7,10 @@ use crate::RustEmitError;
 
 /// Words that are keywords in some Rust edition; a C name equal to one is written `r#name`.
 const KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
-    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
-    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
-    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
-    "virtual", "where", "while", "yield",
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn", "else", "enum",
+    "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move",
+    "mut", "override", "priv", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// Keywords that cannot be raw identifiers; a C name equal to one gets a trailing `_`.
@@ -21,8 +20,14 @@ const UNRAWABLE: &[&str] = &["self", "Self", "super", "crate", "_"];
 /// clash, so it is refused. (Everything else the generated code uses is written with a full
 /// path, so a header may name a type `Result` or `Option`.)
 pub const RESERVED: &[&str] = &[
-    "runtime", "layout", "FUNCTIONS", "ProcAddressLookup", "LoadError", "driver_status",
-    "function_available", "per_thread_default_stream",
+    "runtime",
+    "layout",
+    "FUNCTIONS",
+    "ProcAddressLookup",
+    "LoadError",
+    "driver_status",
+    "function_available",
+    "per_thread_default_stream",
 ];
 
 /// Locals of the generated function wrappers; a parameter with one of these names is renamed.

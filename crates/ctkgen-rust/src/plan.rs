@@ -7,8 +7,8 @@ use ctkgen_ir::{Api, ConstantValue, Enum, Function, Record, RecordKind, Type, Ty
 use proc_macro2::{Ident, TokenStream};
 
 use crate::conventions::DriverConventions;
-use crate::names::{self, ident, synthetic};
 use crate::names::ident as rust_ident;
+use crate::names::{self, ident, synthetic};
 use crate::types::{fixed_int, Position, Scalar, Types};
 use crate::{RustEmitError, RustOptions};
 
@@ -46,7 +46,11 @@ pub struct RecordPlan<'a> {
 pub enum RecordShape {
     /// A forward-declared record: only pointers to it exist.
     Opaque,
-    Complete { is_union: bool, repr: Repr, members: Vec<Member> },
+    Complete {
+        is_union: bool,
+        repr: Repr,
+        members: Vec<Member>,
+    },
 }
 
 /// The `#[repr]` of a complete record beyond `C`.
@@ -59,11 +63,25 @@ pub struct Repr {
 }
 
 pub enum Member {
-    Field { ident: Ident, ty: Type, offset: u64, doc: Option<String> },
+    Field {
+        ident: Ident,
+        ty: Type,
+        offset: u64,
+        doc: Option<String>,
+    },
     /// Bytes the C compiler leaves empty where Rust would not (explicit field alignment).
-    Padding { ident: Ident, offset: u64, len: u64 },
+    Padding {
+        ident: Ident,
+        offset: u64,
+        len: u64,
+    },
     /// One run of bitfields as a byte array, with an accessor pair per named bitfield.
-    Bitfields { ident: Ident, offset: u64, len: u64, accessors: Vec<Accessor> },
+    Bitfields {
+        ident: Ident,
+        offset: u64,
+        len: u64,
+        accessors: Vec<Accessor>,
+    },
 }
 
 pub struct Accessor {
@@ -131,10 +149,18 @@ pub enum ConstantExpr {
     Bool(bool),
     Float(f64),
     /// An enum newtype value.
-    Enum { ident: Ident, value: i128 },
-    NullPointer { is_const: bool },
+    Enum {
+        ident: Ident,
+        value: i128,
+    },
+    NullPointer {
+        is_const: bool,
+    },
     /// An integer cast to a pointer type (`((CUstream)0x1)`), as an address.
-    Address { is_const: bool, address: u128 },
+    Address {
+        is_const: bool,
+        address: u128,
+    },
     CStr(String),
     Bytes(Vec<u8>),
 }
@@ -245,7 +271,8 @@ impl<'a> Plan<'a> {
         if !record.complete {
             return Ok(RecordPlan { record, ident: record_ident, shape: RecordShape::Opaque });
         }
-        let unrepresentable = |reason: String| RustEmitError::UnrepresentableLayout { record: record.name.clone(), reason };
+        let unrepresentable =
+            |reason: String| RustEmitError::UnrepresentableLayout { record: record.name.clone(), reason };
         let is_union = record.kind == RecordKind::Union;
         // `#pragma pack(N)` leaves no `packed` flag, only an alignment below what the members
         // need: that is packing to N as well.
@@ -253,7 +280,8 @@ impl<'a> Plan<'a> {
         let pack = if record.packed || record.align < member_align {
             if !record.explicit_alignments.is_empty() {
                 return Err(unrepresentable(
-                    "it is packed and also carries an explicit alignment; Rust forbids `packed` together with `align`".into(),
+                    "it is packed and also carries an explicit alignment; Rust forbids `packed` together with `align`"
+                        .into(),
                 ));
             }
             Some(record.align.max(1))
@@ -305,10 +333,8 @@ impl<'a> Plan<'a> {
                 i += 1;
                 continue;
             }
-            let run_end = record.fields[i..]
-                .iter()
-                .position(|f| f.bit_width.is_none())
-                .map_or(record.fields.len(), |n| i + n);
+            let run_end =
+                record.fields[i..].iter().position(|f| f.bit_width.is_none()).map_or(record.fields.len(), |n| i + n);
             let run = &record.fields[i..run_end];
             i = run_end;
             let sized: Vec<_> = run.iter().filter(|f| f.bit_width.unwrap_or(0) > 0).collect();
@@ -346,7 +372,10 @@ impl<'a> Plan<'a> {
                     }
                 };
                 if width > u64::BITS {
-                    return Err(RustEmitError::UnsupportedType { what: "a bitfield wider than a u64".into(), context: field_context });
+                    return Err(RustEmitError::UnsupportedType {
+                        what: "a bitfield wider than a u64".into(),
+                        context: field_context,
+                    });
                 }
                 self.types.tokens(&f.ty, Position::Field, &field_context)?;
                 let getter_name = names::plain(&f.name);
@@ -367,7 +396,11 @@ impl<'a> Plan<'a> {
                 });
             }
             units += 1;
-            members.push((Member::Bitfields { ident: fresh(format!("_bitfield_{units}")), offset, len, accessors }, len, 1));
+            members.push((
+                Member::Bitfields { ident: fresh(format!("_bitfield_{units}")), offset, len, accessors },
+                len,
+                1,
+            ));
         }
 
         // Lay the members out as `repr(C)` does and insert padding where C leaves more room.
@@ -379,7 +412,9 @@ impl<'a> Plan<'a> {
             let align = pack.map_or(align, |p| align.min(p));
             natural_align = natural_align.max(align);
             let offset = match &member {
-                Member::Field { offset, .. } | Member::Bitfields { offset, .. } | Member::Padding { offset, .. } => *offset,
+                Member::Field { offset, .. } | Member::Bitfields { offset, .. } | Member::Padding { offset, .. } => {
+                    *offset
+                }
             };
             if is_union {
                 if offset != 0 {
@@ -400,7 +435,11 @@ impl<'a> Plan<'a> {
                     return Err(unrepresentable(format!("a member at byte {offset} is not aligned to {align}")));
                 }
                 paddings += 1;
-                laid.push(Member::Padding { ident: fresh(format!("_padding_{paddings}")), offset: cursor, len: offset - cursor });
+                laid.push(Member::Padding {
+                    ident: fresh(format!("_padding_{paddings}")),
+                    offset: cursor,
+                    len: offset - cursor,
+                });
             }
             laid.push(member);
             cursor = offset + size;
@@ -438,7 +477,10 @@ impl<'a> Plan<'a> {
         }
         if record.size > rust_size {
             if record.size.checked_rem(final_align) != Some(0) {
-                return Err(unrepresentable(format!("size {} is not a multiple of alignment {final_align}", record.size)));
+                return Err(unrepresentable(format!(
+                    "size {} is not a multiple of alignment {final_align}",
+                    record.size
+                )));
             }
             paddings += 1;
             let ident = fresh(format!("_padding_{paddings}"));
@@ -462,7 +504,9 @@ impl<'a> Plan<'a> {
             }
             depth < 32
                 && members.iter().any(|m| match m {
-                    Member::Field { ty, .. } => record_in(ty, api).is_some_and(|inner| has_align(inner, by_name, api, depth + 1)),
+                    Member::Field { ty, .. } => {
+                        record_in(ty, api).is_some_and(|inner| has_align(inner, by_name, api, depth + 1))
+                    }
                     _ => false,
                 })
         }
@@ -481,7 +525,9 @@ impl<'a> Plan<'a> {
                             if has_align(inner, &by_name, self.api, 0) {
                                 return Err(RustEmitError::UnrepresentableLayout {
                                     record: plan.record.name.clone(),
-                                    reason: format!("it is packed and contains `{inner}`, which needs an explicit alignment"),
+                                    reason: format!(
+                                        "it is packed and contains `{inner}`, which needs an explicit alignment"
+                                    ),
                                 });
                             }
                         }
@@ -504,7 +550,12 @@ impl<'a> Plan<'a> {
             if c.value < min || c.value > max {
                 return Err(RustEmitError::InvalidEnum {
                     enumeration: e.name.clone(),
-                    reason: format!("`{}` = {} does not fit the underlying `{}`", c.name, c.value, e.underlying.c_name()),
+                    reason: format!(
+                        "`{}` = {} does not fit the underlying `{}`",
+                        c.name,
+                        c.value,
+                        e.underlying.c_name()
+                    ),
                 });
             }
             if c.name == "name" || !seen_names.insert(c.name.clone()) {
@@ -537,9 +588,8 @@ impl<'a> Plan<'a> {
             (Some(low), Some(high)) => distinct.len() >= 3 && high - low + 1 == distinct.len() as i128,
             _ => false,
         };
-        let is_flags = flag_bits.len() >= 2
-            && !contiguous
-            && e.constants.iter().all(|c| c.value >= 0 && c.value & !covered == 0);
+        let is_flags =
+            flag_bits.len() >= 2 && !contiguous && e.constants.iter().all(|c| c.value >= 0 && c.value & !covered == 0);
         if !is_flags {
             flag_bits.clear();
         }
@@ -581,7 +631,8 @@ impl<'a> Plan<'a> {
     fn add_enum_typedef_names(&mut self) {
         for e in &self.api.enums {
             for name in &e.typedef_names {
-                if name != &e.name && self.api.typedef(name).is_none() && !self.typedefs.iter().any(|t| &t.name == name) {
+                if name != &e.name && self.api.typedef(name).is_none() && !self.typedefs.iter().any(|t| &t.name == name)
+                {
                     if let Ok(ident) = ident(name, "enum typedef") {
                         let ty = Type::Enum { name: e.name.clone() };
                         self.typedefs.push(TypedefPlan { name: name.clone(), ident, ty, doc: None });
@@ -610,7 +661,9 @@ impl<'a> Plan<'a> {
             }
             ConstantValue::Float(v) => match self.types.scalar(&c.ty) {
                 Scalar::Float if v.is_finite() => (declared()?, ConstantExpr::Float(*v)),
-                _ => return Err(invalid("a floating-point value needs a finite value of a floating-point type".into())),
+                _ => {
+                    return Err(invalid("a floating-point value needs a finite value of a floating-point type".into()))
+                }
             },
             ConstantValue::Int(v) => match self.types.scalar(&c.ty) {
                 Scalar::Int { bits, signed } => {
@@ -623,7 +676,10 @@ impl<'a> Plan<'a> {
                 Scalar::Bool => (declared()?, ConstantExpr::Bool(*v != 0)),
                 Scalar::Float => (declared()?, ConstantExpr::Float(*v as f64)),
                 Scalar::Enum(name) => {
-                    let e = self.api.enumeration(&name).ok_or_else(|| RustEmitError::UnknownType { name: name.clone(), context: context.clone() })?;
+                    let e = self
+                        .api
+                        .enumeration(&name)
+                        .ok_or_else(|| RustEmitError::UnknownType { name: name.clone(), context: context.clone() })?;
                     let (_, bits, signed) = fixed_int(e.underlying, &context)?;
                     let (min, max) = int_range(bits, signed);
                     if *v < min || *v > max {
@@ -650,11 +706,8 @@ impl<'a> Plan<'a> {
 
     fn plan_status(&self) -> Result<Option<StatusPlan>, RustEmitError> {
         let conventions = self.conventions;
-        let Some(status) = self
-            .api
-            .enums
-            .iter()
-            .find(|e| e.constants.iter().any(|c| c.name == conventions.success_constant))
+        let Some(status) =
+            self.api.enums.iter().find(|e| e.constants.iter().any(|c| c.name == conventions.success_constant))
         else {
             return Ok(None);
         };
@@ -719,7 +772,8 @@ impl<'a> Plan<'a> {
     /// The lookup is used only when the model has it in the five-parameter form
     /// `(const char *symbol, void **pfn, int version, flags, status *)` returning the status.
     fn plan_proc_address(&self) -> Result<Option<ProcAddressPlan>, RustEmitError> {
-        let Some(index) = self.functions.iter().position(|f| f.function.name == self.conventions.proc_address_function) else {
+        let Some(index) = self.functions.iter().position(|f| f.function.name == self.conventions.proc_address_function)
+        else {
             return Ok(None);
         };
         let f = &self.functions[index];
@@ -735,13 +789,9 @@ impl<'a> Plan<'a> {
             return Ok(None);
         }
         let flag = |name: &str| -> Result<i128, RustEmitError> {
-            self.api
-                .enums
-                .iter()
-                .flat_map(|e| e.constants.iter())
-                .find(|c| c.name == name)
-                .map(|c| c.value)
-                .ok_or_else(|| RustEmitError::Convention { name: name.into(), reason: "no enum constant has this name".into() })
+            self.api.enums.iter().flat_map(|e| e.constants.iter()).find(|c| c.name == name).map(|c| c.value).ok_or_else(
+                || RustEmitError::Convention { name: name.into(), reason: "no enum constant has this name".into() },
+            )
         };
         let default_flag = flag(&self.conventions.proc_address_default_flag)?;
         let per_thread_flag = flag(&self.conventions.proc_address_per_thread_flag)?;
@@ -817,7 +867,10 @@ fn check_options(options: &RustOptions) -> Result<Ident, RustEmitError> {
     let valid_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid_name {
-        return Err(RustEmitError::InvalidOption { option: "crate_name", reason: format!("`{name}` is not a Cargo package name") });
+        return Err(RustEmitError::InvalidOption {
+            option: "crate_name",
+            reason: format!("`{name}` is not a Cargo package name"),
+        });
     }
     if !is_semver(&options.crate_version) {
         return Err(RustEmitError::InvalidOption {
@@ -842,9 +895,12 @@ fn is_semver(text: &str) -> bool {
         None => (rest, None),
     };
     let numbers: Vec<&str> = core.split('.').collect();
-    let idents_ok = |s: &str| s.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    let idents_ok =
+        |s: &str| s.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
     numbers.len() == 3
-        && numbers.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && (n.len() == 1 || !n.starts_with('0')))
+        && numbers
+            .iter()
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && (n.len() == 1 || !n.starts_with('0')))
         && pre.into_iter().all(idents_ok)
         && build.into_iter().all(idents_ok)
 }

@@ -46,7 +46,12 @@ enum Piece {
     Functions(usize, usize),
     /// A run of the `layout` module's assertions over complete records (indices into the
     /// complete ones); the first run opens the module, the last closes it.
-    Layout { start: usize, end: usize, first: bool, last: bool },
+    Layout {
+        start: usize,
+        end: usize,
+        first: bool,
+        last: bool,
+    },
     LayoutTest,
     Example,
 }
@@ -88,7 +93,11 @@ fn complete_records<'p, 'a>(plan: &'p Plan<'a>) -> impl Iterator<Item = &'p Reco
 /// Prints every file of the package. Token streams are not shareable between threads, so each
 /// worker plans on its own (planning is cheap and deterministic) and claims pieces in turn;
 /// a worker that finds nothing left to claim never plans.
-pub fn files(api: &Api, options: &RustOptions, conventions: &DriverConventions) -> Result<Vec<OutputFile>, RustEmitError> {
+pub fn files(
+    api: &Api,
+    options: &RustOptions,
+    conventions: &DriverConventions,
+) -> Result<Vec<OutputFile>, RustEmitError> {
     let plan = Plan::new(api, options, conventions)?;
     let pieces = pieces(&plan);
     let header = header_line(&plan, "//");
@@ -119,7 +128,8 @@ pub fn files(api: &Api, options: &RustOptions, conventions: &DriverConventions) 
         batch.into_iter().map(|p| p.expect("build errors returned above")).collect()
     };
     let cargo = take(&mut printed, 1)?.concat();
-    let lib_pieces = pieces.iter().filter(|p| !matches!(p, Piece::CargoToml | Piece::LayoutTest | Piece::Example)).count();
+    let lib_pieces =
+        pieces.iter().filter(|p| !matches!(p, Piece::CargoToml | Piece::LayoutTest | Piece::Example)).count();
     let lib_texts = take(&mut printed, lib_pieces)?;
     let mut lib = String::with_capacity(header.len() + lib_texts.iter().map(|t| t.len() + t.len() / 16).sum::<usize>());
     lib.push_str(&header);
@@ -196,7 +206,8 @@ fn layout_module(plan: &Plan, start: usize, end: usize, first: bool) -> TokenStr
 }
 
 fn layout_run(text: String, first: bool, last: bool) -> Result<String, RustEmitError> {
-    let malformed = || RustEmitError::Syntax { file: "src/lib.rs".into(), message: "layout module printed unexpectedly".into() };
+    let malformed =
+        || RustEmitError::Syntax { file: "src/lib.rs".into(), message: "layout module printed unexpectedly".into() };
     let mut text = text.as_str();
     if !first {
         text = text.strip_prefix("mod layout {\n").ok_or_else(malformed)?;
@@ -232,8 +243,8 @@ fn unparse_items(items: Vec<TokenStream>, path: &str) -> Result<String, RustEmit
 }
 
 fn unparse(tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
-    let mut file: syn::File = syn::parse2(tokens)
-        .map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
+    let mut file: syn::File =
+        syn::parse2(tokens).map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
     syn::visit_mut::VisitMut::visit_file_mut(&mut DocLines, &mut file);
     Ok(prettyplease::unparse(&file))
 }
@@ -301,7 +312,9 @@ impl syn::visit_mut::VisitMut for DocLines {
 
     fn visit_foreign_item_mut(&mut self, node: &mut syn::ForeignItem) {
         use syn::ForeignItem;
-        if let Some(attrs) = attrs_of!(node, ForeignItem::Fn, ForeignItem::Static, ForeignItem::Type, ForeignItem::Macro) {
+        if let Some(attrs) =
+            attrs_of!(node, ForeignItem::Fn, ForeignItem::Static, ForeignItem::Type, ForeignItem::Macro)
+        {
             print_items::split_doc_lines(attrs);
         }
         syn::visit_mut::visit_foreign_item_mut(self, node);
@@ -374,7 +387,8 @@ fn toml_string(text: &str) -> String {
 
 fn crate_doc(plan: &Plan) -> TokenStream {
     let c = plan.conventions;
-    let mut text = format!("Raw bindings to the {} API, generated from {}.\n\n", c.library_description, provenance_line(plan));
+    let mut text =
+        format!("Raw bindings to the {} API, generated from {}.\n\n", c.library_description, provenance_line(plan));
     text.push_str(&format!(
         "Nothing is linked at build time. `{}` is opened on the first call of any function, and each \
          function is resolved on its own first call, so a driver that lacks a newer function only fails \
@@ -409,7 +423,10 @@ fn crate_doc(plan: &Plan) -> TokenStream {
         .into_iter()
         .flat_map(|token| match token {
             proc_macro2::TokenTree::Punct(p) if p.as_char() == '#' => {
-                vec![proc_macro2::TokenTree::Punct(p), proc_macro2::TokenTree::Punct(proc_macro2::Punct::new('!', proc_macro2::Spacing::Alone))]
+                vec![
+                    proc_macro2::TokenTree::Punct(p),
+                    proc_macro2::TokenTree::Punct(proc_macro2::Punct::new('!', proc_macro2::Spacing::Alone)),
+                ]
             }
             other => vec![other],
         })

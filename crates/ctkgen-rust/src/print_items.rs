@@ -49,7 +49,9 @@ pub fn doc_attrs(text: &str) -> TokenStream {
 pub fn split_doc_lines(attrs: &mut Vec<syn::Attribute>) {
     let multi_line = |attr: &syn::Attribute| match &attr.meta {
         syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }) => Some(text.value()).filter(|t| t.contains('\n')),
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }) => {
+                Some(text.value()).filter(|t| t.contains('\n'))
+            }
             _ => None,
         },
         _ => None,
@@ -149,7 +151,8 @@ pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError>
             }
             Member::Bitfields { ident, len, accessors: list, .. } => {
                 let len_lit = Literal::u64_unsuffixed(*len);
-                let names: Vec<String> = list.iter().map(|a| a.getter.to_string().trim_start_matches("r#").to_string()).collect();
+                let names: Vec<String> =
+                    list.iter().map(|a| a.getter.to_string().trim_start_matches("r#").to_string()).collect();
                 let line = format!(" Storage of the bitfields {}; use their accessors.", names.join(", "));
                 fields.push(quote!(#[doc = #line] pub #ident: [u8; #len_lit]));
                 for a in list {
@@ -172,11 +175,7 @@ pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError>
         quote!()
     };
     let derives = if *is_union { quote!(#[derive(Clone, Copy)]) } else { quote!(#[derive(Clone, Copy, Debug)]) };
-    let methods = if accessors.is_empty() {
-        quote!()
-    } else {
-        quote!(impl #ident { #(#accessors)* })
-    };
+    let methods = if accessors.is_empty() { quote!() } else { quote!(impl #ident { #(#accessors)* }) };
     Ok(quote! {
         #doc
         #repr_attr
@@ -212,7 +211,13 @@ fn repr_tokens(repr: &Repr) -> TokenStream {
     }
 }
 
-fn accessor(plan: &Plan, storage: &proc_macro2::Ident, a: &Accessor, in_union: bool, context: &str) -> Result<TokenStream, RustEmitError> {
+fn accessor(
+    plan: &Plan,
+    storage: &proc_macro2::Ident,
+    a: &Accessor,
+    in_union: bool,
+    context: &str,
+) -> Result<TokenStream, RustEmitError> {
     let ty = plan.types.tokens(&a.ty, Position::Field, context)?;
     let (getter, setter) = (&a.getter, &a.setter);
     let offset = Literal::u64_unsuffixed(a.bit_offset);
@@ -268,7 +273,8 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
             Member::Field { ident, offset, .. } | Member::Bitfields { ident, offset, .. } => (ident, offset),
             Member::Padding { .. } => continue,
         };
-        let message = format!("offset of {name}::{} differs from the header", field.to_string().trim_start_matches("r#"));
+        let message =
+            format!("offset of {name}::{} differs from the header", field.to_string().trim_start_matches("r#"));
         let offset = Literal::u64_unsuffixed(*offset);
         checks.push(quote!(assert!(::core::mem::offset_of!(#ident, #field) == #offset, #message);));
     }
@@ -282,7 +288,10 @@ pub fn enumeration(e: &EnumPlan) -> TokenStream {
     let names_line = if e.enumeration.typedef_names.is_empty() {
         String::new()
     } else {
-        format!(" Also named {}.", e.enumeration.typedef_names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+        format!(
+            " Also named {}.",
+            e.enumeration.typedef_names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        )
     };
     let shape_line = format!(
         " A newtype over `{}` rather than a Rust enum, so values a newer driver returns stay valid.{names_line}",
@@ -520,7 +529,9 @@ fn function_doc(plan: &Plan, f: &FunctionPlan) -> TokenStream {
             ));
         }
     } else {
-        text.push_str("\n# Panics\n\nWhen the driver library or this entry point is missing (see [`function_available`]).\n");
+        text.push_str(
+            "\n# Panics\n\nWhen the driver library or this entry point is missing (see [`function_available`]).\n",
+        );
     }
     doc_attrs(&text)
 }

@@ -19,8 +19,13 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
         conventions.library_description
     );
     let status_doc = crate::print_items::doc_attrs(&status_doc);
-    let Lookup { alias: lookup_alias, field: lookup_field, init: lookup_init, field_init: lookup_field_init, function: lookup_fn } =
-        versioned_lookup(plan)?;
+    let Lookup {
+        alias: lookup_alias,
+        field: lookup_field,
+        init: lookup_init,
+        field_init: lookup_field_init,
+        function: lookup_fn,
+    } = versioned_lookup(plan)?;
     let bits = bit_helpers(plan);
     let unavailable = if plan.functions.iter().any(|f| !f.returns_status) {
         let message = format!("{{name}}: entry point not found in {library}");
@@ -273,7 +278,10 @@ fn versioned_lookup(plan: &Plan) -> Result<Lookup, RustEmitError> {
     let default_flag = int_literal(proc_address.default_flag);
     let per_thread_flag = int_literal(proc_address.per_thread_flag);
     let Some(status) = &plan.status else {
-        return Err(RustEmitError::Convention { name: plan.conventions.success_constant.clone(), reason: "no status enum".into() });
+        return Err(RustEmitError::Convention {
+            name: plan.conventions.success_constant.clone(),
+            reason: "no status enum".into(),
+        });
     };
     let (status_enum, success) = (&status.enum_ident, &status.success);
     Ok(Lookup {
@@ -320,8 +328,16 @@ fn bit_helpers(plan: &Plan) -> TokenStream {
         return quote!();
     }
     let conversions = [
-        ("u8", false), ("u16", false), ("u32", false), ("u64", false), ("usize", false),
-        ("i8", true), ("i16", true), ("i32", true), ("i64", true), ("isize", true),
+        ("u8", false),
+        ("u16", false),
+        ("u32", false),
+        ("u64", false),
+        ("usize", false),
+        ("i8", true),
+        ("i16", true),
+        ("i32", true),
+        ("i64", true),
+        ("isize", true),
     ]
     .into_iter()
     .map(|(name, signed)| {

@@ -22,12 +22,17 @@ pub enum Position {
 /// A type as a value: what a constant or a bitfield accessor needs to know about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scalar {
-    Int { bits: u32, signed: bool },
+    Int {
+        bits: u32,
+        signed: bool,
+    },
     Float,
     Bool,
     /// An enum newtype, by its IR name.
     Enum(String),
-    Pointer { is_const: bool },
+    Pointer {
+        is_const: bool,
+    },
     Other,
 }
 
@@ -224,10 +229,9 @@ impl<'a> Types<'a> {
             return Err(RustEmitError::UnsupportedType { what: "a typedef cycle".into(), context: context.into() });
         }
         match ty {
-            Type::Void | Type::Function { .. } => Err(RustEmitError::UnsupportedType {
-                what: "a type without a size".into(),
-                context: context.into(),
-            }),
+            Type::Void | Type::Function { .. } => {
+                Err(RustEmitError::UnsupportedType { what: "a type without a size".into(), context: context.into() })
+            }
             Type::Primitive { name } => {
                 primitive_tokens(*name, context)?;
                 Ok(name.layout())

@@ -31,8 +31,10 @@ fn emits_the_package_files_deterministically() {
 
 #[test]
 fn explicit_alignment_comes_from_the_model() {
-    assert!(lib_rs(&support::api(64)).contains("#[repr(C, align(64))]\n#[derive(Clone, Copy, Debug)]\npub struct CUtensorMap_st"));
-    assert!(lib_rs(&support::api(128)).contains("#[repr(C, align(128))]\n#[derive(Clone, Copy, Debug)]\npub struct CUtensorMap_st"));
+    assert!(lib_rs(&support::api(64))
+        .contains("#[repr(C, align(64))]\n#[derive(Clone, Copy, Debug)]\npub struct CUtensorMap_st"));
+    assert!(lib_rs(&support::api(128))
+        .contains("#[repr(C, align(128))]\n#[derive(Clone, Copy, Debug)]\npub struct CUtensorMap_st"));
 }
 
 #[test]
@@ -40,7 +42,10 @@ fn field_alignment_inside_a_record_becomes_padding() {
     let text = lib_rs(&support::api(128));
     let start = text.find("pub struct aligned_middle_st").unwrap();
     let body = &text[start..start + 200];
-    assert!(body.contains("pub a: ::core::ffi::c_char,\n    pub _padding_1: [u8; 15],\n    pub b: ::core::ffi::c_int,"), "{body}");
+    assert!(
+        body.contains("pub a: ::core::ffi::c_char,\n    pub _padding_1: [u8; 15],\n    pub b: ::core::ffi::c_int,"),
+        "{body}"
+    );
 }
 
 #[test]
@@ -99,7 +104,10 @@ fn packed_with_alignment_is_refused() {
     let index = api.records.iter().position(|r| r.name == "CUtensorMap_st").unwrap();
     api.records[index].packed = true;
     let error = emit(&api, &RustOptions::default()).unwrap_err();
-    assert!(matches!(&error, RustEmitError::UnrepresentableLayout { record, .. } if record == "CUtensorMap_st"), "{error}");
+    assert!(
+        matches!(&error, RustEmitError::UnrepresentableLayout { record, .. } if record == "CUtensorMap_st"),
+        "{error}"
+    );
     assert!(error.to_string().starts_with("record `CUtensorMap_st` cannot be expressed in Rust: it is packed"));
 }
 

@@ -28,7 +28,8 @@ fn workspace(crates: &[(String, Api)], extra: &[ExtraFile]) -> tempfile::TempDir
     let dir = tempfile::tempdir().unwrap();
     let mut members = Vec::new();
     for (name, api) in crates {
-        let options = RustOptions { crate_name: name.clone(), ..RustOptions::for_api(api, "ctkgen-rust generated_crates test") };
+        let options =
+            RustOptions { crate_name: name.clone(), ..RustOptions::for_api(api, "ctkgen-rust generated_crates test") };
         let files = emit(api, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
         for file in files {
             let path = dir.path().join(name).join(&file.path);
@@ -76,13 +77,16 @@ fn check(crates: &[(String, Api)], extra: &[ExtraFile]) -> String {
 
 #[test]
 fn fixture_crates_build_pass_clippy_and_their_tests() {
-    let mut crates = vec![("fixture-13-sys".to_string(), support::api(128)), ("fixture-12-sys".to_string(), support::api(64))];
+    let mut crates =
+        vec![("fixture-13-sys".to_string(), support::api(128)), ("fixture-12-sys".to_string(), support::api(64))];
     let mut extra = Vec::new();
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/rust");
     let mut irs: Vec<PathBuf> = std::fs::read_dir(&golden).unwrap().flatten().map(|e| e.path()).collect();
     irs.sort();
     for path in irs {
-        let Some(case) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".ir.json")) else { continue };
+        let Some(case) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".ir.json")) else {
+            continue;
+        };
         let api = Api::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         // Headers Rust cannot express are covered by the golden error files.
         if emit(&api, &RustOptions::default()).is_ok() {
@@ -139,7 +143,11 @@ fn ctk_crates_build_pass_clippy_and_their_tests() {
 /// A distinct value for bitfield number `index` of `width` bits.
 fn pattern(index: usize, width: u32) -> u64 {
     let bits = 0xA5C3_5A3C_F00F_0FF0_u64.rotate_left(index as u32 * 7 + 3);
-    if width >= 64 { bits } else { bits & ((1 << width) - 1) }
+    if width >= 64 {
+        bits
+    } else {
+        bits & ((1 << width) - 1)
+    }
 }
 
 /// For a header with bitfields: the C compiler sets every named bitfield of every tagged record
@@ -155,7 +163,10 @@ fn c_agreement_test(crate_name: &str, api: &Api, header: &Path) -> Option<String
     if records.is_empty() || !header.exists() {
         return None;
     }
-    let mut c = format!("#include \"{}\"\n#include <stdio.h>\n#include <string.h>\nint main(void) {{\n", header.canonicalize().ok()?.display());
+    let mut c = format!(
+        "#include \"{}\"\n#include <stdio.h>\n#include <string.h>\nint main(void) {{\n",
+        header.canonicalize().ok()?.display()
+    );
     for r in &records {
         c.push_str(&format!("  {{ {} v; memset(&v, 0, sizeof v);\n", ctkgen_ir::abi::record_spelling(api, &r.name)));
         for (i, f) in r.fields.iter().enumerate().filter(|(_, f)| f.bit_width.unwrap_or(0) > 0 && !f.anonymous) {
@@ -170,7 +181,8 @@ fn c_agreement_test(crate_name: &str, api: &Api, header: &Path) -> Option<String
     c.push_str("  return 0;\n}\n");
     let dir = tempfile::tempdir().ok()?;
     std::fs::write(dir.path().join("agree.c"), c).ok()?;
-    let compiled = Command::new("cc").args(["-std=c11", "-o", "agree", "agree.c"]).current_dir(dir.path()).status().ok()?;
+    let compiled =
+        Command::new("cc").args(["-std=c11", "-o", "agree", "agree.c"]).current_dir(dir.path()).status().ok()?;
     assert!(compiled.success(), "the C agreement program for {crate_name} does not compile");
     let output = Command::new(dir.path().join("agree")).output().ok()?;
     let text = String::from_utf8(output.stdout).ok()?;
@@ -186,7 +198,10 @@ fn c_agreement_test(crate_name: &str, api: &Api, header: &Path) -> Option<String
             let line = text.lines().find(|l| l.starts_with(&format!("{} {} ", r.name, f.name)))?;
             let value: i128 = line.rsplit(' ').next()?.parse().ok()?;
             let _ = i;
-            test.push_str(&format!("        assert_eq!(read.{0}() as i128, {value});\n        written.set_{0}({value}_i128 as _);\n", f.name));
+            test.push_str(&format!(
+                "        assert_eq!(read.{0}() as i128, {value});\n        written.set_{0}({value}_i128 as _);\n",
+                f.name
+            ));
         }
         test.push_str(&format!(
             "        // SAFETY: any value may be viewed as its bytes.\n        let written: [u8; {}] = unsafe {{ ::core::mem::transmute(written) }};\n        assert_eq!(written, bytes);\n    }}\n",

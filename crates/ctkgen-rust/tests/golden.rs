@@ -104,7 +104,8 @@ fn emitter_source_holds_no_alignment_literals_or_cuda_names() {
             for (i, _) in text.match_indices(literal) {
                 let before = text[..i].chars().last().unwrap_or(' ');
                 let after = text[i + literal.len()..].chars().next().unwrap_or(' ');
-                let part_of_word = before.is_ascii_alphanumeric() || before == '_' || after.is_ascii_alphanumeric() || after == '_';
+                let part_of_word =
+                    before.is_ascii_alphanumeric() || before == '_' || after.is_ascii_alphanumeric() || after == '_';
                 assert!(part_of_word, "{file}: alignment-like literal {literal}");
             }
         }

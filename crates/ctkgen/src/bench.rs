@@ -65,7 +65,8 @@ pub fn process_cpu() -> Duration {
 }
 
 fn cpu_of(usage: &libc::rusage) -> Duration {
-    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64);
+    let time =
+        |t: libc::timeval| Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64);
     time(usage.ru_utime) + time(usage.ru_stime)
 }
 
@@ -98,7 +99,9 @@ pub fn machine() -> String {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| Some(l.split_once(':')?.1.trim().to_string())))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("model name")).and_then(|l| Some(l.split_once(':')?.1.trim().to_string()))
+        })
         .unwrap_or_else(|| "unknown CPU".into());
     format!("{cores} cores, {model}")
 }

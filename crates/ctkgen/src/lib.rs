@@ -98,7 +98,10 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { target: ctkgen_clang::DEFAULT_TARGET.to_string(), modes: vec![LanguageMode::C11, LanguageMode::Cxx17] }
+        ReadOptions {
+            target: ctkgen_clang::DEFAULT_TARGET.to_string(),
+            modes: vec![LanguageMode::C11, LanguageMode::Cxx17],
+        }
     }
 }
 
@@ -133,7 +136,9 @@ pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSe
 pub fn source_label(headers: &HeaderSet) -> String {
     match &headers.ctk {
         Some(ctk) => ctk.clone(),
-        None => headers.main_header.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "header".into()),
+        None => {
+            headers.main_header.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "header".into())
+        }
     }
 }
 
@@ -151,7 +156,11 @@ pub fn read_api(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> R
 }
 
 /// How libclang is asked to read `headers`.
-pub fn parse_options(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> Result<ctkgen_clang::ParseOptions, PipelineError> {
+pub fn parse_options(
+    ws: &Workspace,
+    headers: &HeaderSet,
+    options: &ReadOptions,
+) -> Result<ctkgen_clang::ParseOptions, PipelineError> {
     let libclang = ctkgen_headers::locate_libclang(&ws.cache)?;
     let mut parse = ctkgen_clang::ParseOptions::new(libclang, ws.system_include_dir());
     parse.target = options.target.clone();
@@ -202,7 +211,8 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
     if options.languages.cython() {
         // Read only now, once the emitters' working memory is gone: this is the run's peak.
         for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()) {
-            let contents = std::fs::read_to_string(header).map_err(|source| PipelineError::Read { path: header.clone(), source })?;
+            let contents = std::fs::read_to_string(header)
+                .map_err(|source| PipelineError::Read { path: header.clone(), source })?;
             let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             files.push(OutputFile { path: format!("python/include/{name}"), contents });
         }
@@ -223,6 +233,8 @@ fn emit_cython(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, 
 
 fn emit_rust(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
     let rust = ctkgen_rust::RustOptions::for_api(api, options.command.clone());
-    Ok(ctkgen_rust::emit(api, &rust)?.into_iter().map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents }).collect())
+    Ok(ctkgen_rust::emit(api, &rust)?
+        .into_iter()
+        .map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents })
+        .collect())
 }
-

@@ -27,15 +27,12 @@ pub fn c_source(api: &Api, header: &str) -> String {
     for record in api.records.iter().filter(|r| r.complete) {
         let Some(access) = access_path(api, record) else { continue };
         let (root, path, base, names_itself) = access;
-        let ty = if path.is_empty() {
-            root.clone()
-        } else {
-            format!("ORACLE_TYPEOF((({root} *)0)->{path})")
-        };
+        let ty = if path.is_empty() { root.clone() } else { format!("ORACLE_TYPEOF((({root} *)0)->{path})") };
         // An anonymous member's own type has no C spelling; its fields are still checked.
         if names_itself {
             let _ = writeln!(out, "ORACLE_ASSERT(sizeof({ty}) == {}, \"sizeof {}\");", record.size, record.name);
-            let _ = writeln!(out, "ORACLE_ASSERT(ORACLE_ALIGNOF({ty}) == {}, \"alignof {}\");", record.align, record.name);
+            let _ =
+                writeln!(out, "ORACLE_ASSERT(ORACLE_ALIGNOF({ty}) == {}, \"alignof {}\");", record.align, record.name);
         }
         for field in record.fields.iter().filter(|f| f.bit_width.is_none() && !f.anonymous) {
             let member = if path.is_empty() { field.name.clone() } else { format!("{path}.{}", field.name) };
@@ -49,7 +46,11 @@ pub fn c_source(api: &Api, header: &str) -> String {
         }
     }
     for typedef in api.typedefs.iter().filter(|t| !t.system && t.size > 0) {
-        let _ = writeln!(out, "ORACLE_ASSERT(sizeof({0}) == {1} && ORACLE_ALIGNOF({0}) == {2}, \"typedef {0}\");", typedef.name, typedef.size, typedef.align);
+        let _ = writeln!(
+            out,
+            "ORACLE_ASSERT(sizeof({0}) == {1} && ORACLE_ALIGNOF({0}) == {2}, \"typedef {0}\");",
+            typedef.name, typedef.size, typedef.align
+        );
     }
     for e in &api.enums {
         for c in &e.constants {

@@ -60,7 +60,10 @@ fn list_tree(dir: &Path) -> Result<BTreeMap<String, (PathBuf, u64)>, PipelineErr
         if entry.file_type().is_file() {
             let rel = entry.path().strip_prefix(dir).expect("walk stays under dir");
             let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            let len = entry.metadata().map_err(|e| PipelineError::Read { path: entry.path().to_path_buf(), source: e.into() })?.len();
+            let len = entry
+                .metadata()
+                .map_err(|e| PipelineError::Read { path: entry.path().to_path_buf(), source: e.into() })?
+                .len();
             out.insert(rel, (entry.path().to_path_buf(), len));
         }
     }
@@ -189,9 +192,17 @@ pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, Pipe
     Ok(summary)
 }
 
-fn stage(staging: &Path, old_dir: &Path, files: &[OutputFile], unchanged: &BTreeSet<&str>) -> Result<(), PipelineError> {
+fn stage(
+    staging: &Path,
+    old_dir: &Path,
+    files: &[OutputFile],
+    unchanged: &BTreeSet<&str>,
+) -> Result<(), PipelineError> {
     // The kill test widens the window in which a run is mid-write, so its kills land there.
-    let pause = std::env::var("CTKGEN_TEST_WRITE_PAUSE_MS").ok().and_then(|v| v.parse().ok()).map(std::time::Duration::from_millis);
+    let pause = std::env::var("CTKGEN_TEST_WRITE_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(std::time::Duration::from_millis);
     for file in files {
         if let Some(pause) = pause {
             std::thread::sleep(pause);

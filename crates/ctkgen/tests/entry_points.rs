@@ -16,7 +16,8 @@ fn emitted_loaders_use_the_lookup_name_and_version() {
         command: "test".into(),
     };
     let files = ctkgen::emit(&api, &headers, &options).unwrap();
-    let file = |path: &str| files.iter().find(|f| f.path == path).unwrap_or_else(|| panic!("no {path}")).contents.clone();
+    let file =
+        |path: &str| files.iter().find(|f| f.path == path).unwrap_or_else(|| panic!("no {path}")).contents.clone();
     let cydriver = file("python/ctkgen_cuda/cydriver.pyx");
     let rust = file("rust/src/lib.rs");
     for f in &api.functions {

@@ -21,7 +21,8 @@ fn snapshot(name: &str, api: &Api) {
 fn load(name: &str) -> Api {
     let api = common::fixture(&format!("headers/{name}.h")).unwrap_or_else(|e| panic!("{name}: {e}"));
     snapshot(name, &api);
-    common::compile_oracle(&api, &common::root().join("tests/headers"), &format!("{name}.h")).unwrap_or_else(|e| panic!("{name}: {e}"));
+    common::compile_oracle(&api, &common::root().join("tests/headers"), &format!("{name}.h"))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     api
 }
 
@@ -34,7 +35,13 @@ fn layout(api: &Api, record: &str) -> (u64, u64) {
 fn field_alignas_in_each_language() {
     let api = load("field_alignas");
     assert_eq!(layout(&api, "FieldAligned_st"), (64, 64));
-    let spellings: Vec<_> = api.record("FieldAligned_st").unwrap().explicit_alignments.iter().map(|a| (a.mode, a.spelling, a.value)).collect();
+    let spellings: Vec<_> = api
+        .record("FieldAligned_st")
+        .unwrap()
+        .explicit_alignments
+        .iter()
+        .map(|a| (a.mode, a.spelling, a.value))
+        .collect();
     assert!(spellings.contains(&(LanguageMode::C11, AlignmentSpelling::CAlignas, 64)));
     assert!(spellings.contains(&(LanguageMode::Cxx17, AlignmentSpelling::Alignas, 64)));
 }
@@ -68,7 +75,8 @@ fn over_alignment_propagates_through_members_arrays_and_unions() {
     assert_eq!(layout(&api, "Holder"), (256, 128));
     assert_eq!(layout(&api, "ArrayOfDescriptors"), (512, 128));
     assert_eq!(layout(&api, "MaybeDescriptor"), (128, 128));
-    let over: Vec<&str> = api.over_aligned_records(ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT).map(|r| r.name.as_str()).collect();
+    let over: Vec<&str> =
+        api.over_aligned_records(ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT).map(|r| r.name.as_str()).collect();
     assert_eq!(over, ["ArrayOfDescriptors", "Descriptor", "Holder", "MaybeDescriptor"]);
 }
 
@@ -86,10 +94,19 @@ fn packed_records() {
 #[test]
 fn bitfields_keep_widths_and_bit_offsets() {
     let api = load("bitfields");
-    let fields: Vec<_> = api.record("Flags").unwrap().fields.iter().map(|f| (f.name.as_str(), f.offset_bits, f.bit_width)).collect();
+    let fields: Vec<_> =
+        api.record("Flags").unwrap().fields.iter().map(|f| (f.name.as_str(), f.offset_bits, f.bit_width)).collect();
     assert_eq!(
         fields,
-        [("a", 0, Some(3)), ("b", 3, Some(5)), ("c", 8, Some(24)), ("d", 64, Some(40)), ("_anon0", 128, Some(0)), ("e", 128, Some(1)), ("after", 160, None)]
+        [
+            ("a", 0, Some(3)),
+            ("b", 3, Some(5)),
+            ("c", 8, Some(24)),
+            ("d", 64, Some(40)),
+            ("_anon0", 128, Some(0)),
+            ("e", 128, Some(1)),
+            ("after", 160, None)
+        ]
     );
 }
 
@@ -97,12 +114,26 @@ fn bitfields_keep_widths_and_bit_offsets() {
 fn anonymous_records_get_stable_names() {
     let api = load("anonymous");
     let names: Vec<&str> = api.records.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(names, ["Extent", "Resource", "Resource___anon0", "Resource__points", "Resource__res", "Resource__res__array", "Resource__res__linear"]);
+    assert_eq!(
+        names,
+        [
+            "Extent",
+            "Resource",
+            "Resource___anon0",
+            "Resource__points",
+            "Resource__res",
+            "Resource__res__array",
+            "Resource__res__linear"
+        ]
+    );
     let anon = api.record("Resource").unwrap().fields.iter().find(|f| f.name == "_anon0").unwrap();
     assert!(anon.anonymous);
     assert_eq!(api.record("Extent").unwrap().typedef_name.as_deref(), Some("Extent"));
     let json = api.to_json();
-    assert!(!json.contains(".h:") && !json.contains("unnamed") && !json.contains("anonymous at"), "names must hold no paths or lines");
+    assert!(
+        !json.contains(".h:") && !json.contains("unnamed") && !json.contains("anonymous at"),
+        "names must hold no paths or lines"
+    );
 }
 
 #[test]

@@ -18,12 +18,20 @@ fn tensor_map_layout_and_provenance_in_every_ctk() {
         assert_eq!(record.align, expected_align, "{version}");
         let mut seen: Vec<(LanguageMode, AlignmentSpelling)> = Vec::new();
         for a in &record.explicit_alignments {
-            assert_eq!(a.target, AlignmentTarget::Field { record: "CUtensorMap_st".into(), field: "opaque".into() }, "{version}");
+            assert_eq!(
+                a.target,
+                AlignmentTarget::Field { record: "CUtensorMap_st".into(), field: "opaque".into() },
+                "{version}"
+            );
             assert_eq!(a.value, expected_align, "{version}");
             seen.push((a.mode, a.spelling));
         }
         seen.sort();
-        assert_eq!(seen, vec![(LanguageMode::C11, AlignmentSpelling::CAlignas), (LanguageMode::Cxx17, AlignmentSpelling::Alignas)], "{version}");
+        assert_eq!(
+            seen,
+            vec![(LanguageMode::C11, AlignmentSpelling::CAlignas), (LanguageMode::Cxx17, AlignmentSpelling::Alignas)],
+            "{version}"
+        );
     }
 }
 
@@ -137,7 +145,10 @@ fn renames_per_thread_variants_and_entry_point_versions() {
     // A rename to another API is looked up under that API's name and version.
     let instantiate = api13.function("cuGraphInstantiate").unwrap();
     assert_eq!(instantiate.symbol, "cuGraphInstantiateWithFlags");
-    assert_eq!((instantiate.lookup_name.as_str(), instantiate.first_version), ("cuGraphInstantiateWithFlags", Some(11040)));
+    assert_eq!(
+        (instantiate.lookup_name.as_str(), instantiate.first_version),
+        ("cuGraphInstantiateWithFlags", Some(11040))
+    );
 
     // Variants with their own symbols: each is asked for with the version that introduced it,
     // under the family's name, even when the signatures are identical.
@@ -160,12 +171,25 @@ fn renames_per_thread_variants_and_entry_point_versions() {
 #[test]
 fn cast_macros_keep_their_types() {
     let (_, api) = ctk("13.1");
-    let constant = |name: &str| api.constants.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no {name}")).clone();
+    let constant =
+        |name: &str| api.constants.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no {name}")).clone();
     let typedef = |name: &str| Type::Typedef { name: name.into() };
-    assert_eq!((constant("CU_DEVICE_CPU").ty, constant("CU_DEVICE_CPU").value), (typedef("CUdevice"), ConstantValue::Int(-1)));
-    assert_eq!((constant("CU_DEVICE_INVALID").ty, constant("CU_DEVICE_INVALID").value), (typedef("CUdevice"), ConstantValue::Int(-2)));
-    assert_eq!((constant("CU_STREAM_LEGACY").ty, constant("CU_STREAM_LEGACY").value), (typedef("CUstream"), ConstantValue::Int(1)));
-    assert_eq!((constant("CU_STREAM_PER_THREAD").ty, constant("CU_STREAM_PER_THREAD").value), (typedef("CUstream"), ConstantValue::Int(2)));
+    assert_eq!(
+        (constant("CU_DEVICE_CPU").ty, constant("CU_DEVICE_CPU").value),
+        (typedef("CUdevice"), ConstantValue::Int(-1))
+    );
+    assert_eq!(
+        (constant("CU_DEVICE_INVALID").ty, constant("CU_DEVICE_INVALID").value),
+        (typedef("CUdevice"), ConstantValue::Int(-2))
+    );
+    assert_eq!(
+        (constant("CU_STREAM_LEGACY").ty, constant("CU_STREAM_LEGACY").value),
+        (typedef("CUstream"), ConstantValue::Int(1))
+    );
+    assert_eq!(
+        (constant("CU_STREAM_PER_THREAD").ty, constant("CU_STREAM_PER_THREAD").value),
+        (typedef("CUstream"), ConstantValue::Int(2))
+    );
     let end = constant("CU_LAUNCH_PARAM_END");
     assert_eq!(end.ty, Type::Pointer { pointee: Box::new(Type::Void), pointee_const: false });
     assert_eq!(end.value, ConstantValue::Int(0));

@@ -28,7 +28,16 @@ pub fn array(t: Type, len: u64) -> Type {
 }
 
 pub fn field(name: &str, ty: Type, offset_bytes: u64, size: u64, align: u64) -> Field {
-    Field { name: name.into(), anonymous: false, ty, offset_bits: offset_bytes * 8, bit_width: None, size, align, doc: None }
+    Field {
+        name: name.into(),
+        anonymous: false,
+        ty,
+        offset_bits: offset_bytes * 8,
+        bit_width: None,
+        size,
+        align,
+        doc: None,
+    }
 }
 pub fn bits(name: &str, ty: Type, offset_bits: u64, width: u32, size: u64) -> Field {
     Field { name: name.into(), anonymous: false, ty, offset_bits, bit_width: Some(width), size, align: size, doc: None }
@@ -141,7 +150,13 @@ pub fn api(tensor_map_align: u64) -> Api {
     );
 
     // struct { int resType; union { struct { CUarray hArray; } array; int reserved[32]; } res; unsigned flags; }
-    let mut res_array = record("CUDA_RESOURCE_DESC_st__res__array", RecordKind::Struct, 8, 8, vec![field("hArray", ptr(record_ty("CUarray_st")), 0, 8, 8)]);
+    let mut res_array = record(
+        "CUDA_RESOURCE_DESC_st__res__array",
+        RecordKind::Struct,
+        8,
+        8,
+        vec![field("hArray", ptr(record_ty("CUarray_st")), 0, 8, 8)],
+    );
     res_array.anonymous = true;
     res_array.parent = Some(FieldPath { record: "CUDA_RESOURCE_DESC_st__res".into(), field: "array".into() });
     let mut res = record(
@@ -149,7 +164,10 @@ pub fn api(tensor_map_align: u64) -> Api {
         RecordKind::Union,
         128,
         8,
-        vec![field("array", record_ty("CUDA_RESOURCE_DESC_st__res__array"), 0, 8, 8), field("reserved", array(prim(Int), 32), 0, 128, 4)],
+        vec![
+            field("array", record_ty("CUDA_RESOURCE_DESC_st__res__array"), 0, 8, 8),
+            field("reserved", array(prim(Int), 32), 0, 128, 4),
+        ],
     );
     res.anonymous = true;
     res.parent = Some(FieldPath { record: "CUDA_RESOURCE_DESC_st".into(), field: "res".into() });
@@ -166,7 +184,13 @@ pub fn api(tensor_map_align: u64) -> Api {
     );
 
     // struct outer { int kind; union { int i; float f; }; }  -- an unnamed member
-    let mut outer_anon = record("outer_st__anon0", RecordKind::Union, 4, 4, vec![field("i", prim(Int), 0, 4, 4), field("f", prim(Float), 0, 4, 4)]);
+    let mut outer_anon = record(
+        "outer_st__anon0",
+        RecordKind::Union,
+        4,
+        4,
+        vec![field("i", prim(Int), 0, 4, 4), field("f", prim(Float), 0, 4, 4)],
+    );
     outer_anon.anonymous = true;
     outer_anon.parent = Some(FieldPath { record: "outer_st".into(), field: "_anon0".into() });
     let mut anon_field = field("_anon0", record_ty("outer_st__anon0"), 4, 4, 4);
@@ -240,13 +264,21 @@ pub fn api(tensor_map_align: u64) -> Api {
             "CUdriverProcAddress_flags_enum",
             &["CUdriverProcAddress_flags"],
             UnsignedInt,
-            &[("CU_GET_PROC_ADDRESS_DEFAULT", 0), ("CU_GET_PROC_ADDRESS_LEGACY_STREAM", 1), ("CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM", 2)],
+            &[
+                ("CU_GET_PROC_ADDRESS_DEFAULT", 0),
+                ("CU_GET_PROC_ADDRESS_LEGACY_STREAM", 1),
+                ("CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM", 2),
+            ],
         ),
         enumeration(
             "CUdriverProcAddressQueryResult_enum",
             &["CUdriverProcAddressQueryResult"],
             UnsignedInt,
-            &[("CU_GET_PROC_ADDRESS_SUCCESS", 0), ("CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND", 1), ("CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT", 2)],
+            &[
+                ("CU_GET_PROC_ADDRESS_SUCCESS", 0),
+                ("CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND", 1),
+                ("CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT", 2),
+            ],
         ),
         enumeration("plain_mode", &["plain_mode"], Int, &[("MODE_A", 0), ("MODE_B", 1), ("MODE_C", 2), ("MODE_D", 3)]),
     ];
@@ -283,17 +315,28 @@ pub fn api(tensor_map_align: u64) -> Api {
         constant("CU_LAUNCH_PARAM_END", ptr(Type::Void), ConstantValue::Int(0), "( ( void * ) 0x00 )"),
         constant("CU_LAUNCH_PARAM_BUFFER_POINTER", ptr(Type::Void), ConstantValue::Int(1), "( ( void * ) 0x01 )"),
         constant("CUDA_VERSION", prim(Int), ConstantValue::Int(13010), "13010"),
-        constant("CU_MEM_HOST_ALL", prim(UnsignedLongLong), ConstantValue::Int(u64::MAX as i128), "0xffffffffffffffffULL"),
+        constant(
+            "CU_MEM_HOST_ALL",
+            prim(UnsignedLongLong),
+            ConstantValue::Int(u64::MAX as i128),
+            "0xffffffffffffffffULL",
+        ),
         constant("CU_SCALE", prim(Double), ConstantValue::Float(0.5), "0.5"),
         constant("CU_NEG_SCALE", prim(Float), ConstantValue::Float(-2.25), "-2.25f"),
-        constant("CU_NAME", const_ptr(prim(Char)), ConstantValue::Str("cuda \"driver\"".into()), "\"cuda \\\"driver\\\"\""),
+        constant(
+            "CU_NAME",
+            const_ptr(prim(Char)),
+            ConstantValue::Str("cuda \"driver\"".into()),
+            "\"cuda \\\"driver\\\"\"",
+        ),
         constant("CU_ERROR_DEFAULT", named("CUresult"), ConstantValue::Int(999), "( ( CUresult ) 999 )"),
     ];
     constants.sort_by(|a, b| a.name.cmp(&b.name));
 
     let mut functions = vec![
         {
-            let mut f = function("cuInit", "cuInit", Some(2000), named("CUresult"), vec![param("Flags", prim(UnsignedInt))]);
+            let mut f =
+                function("cuInit", "cuInit", Some(2000), named("CUresult"), vec![param("Flags", prim(UnsignedInt))]);
             f.doc = Some("\\brief Initialize the CUDA driver API\n\nInitializes the driver API.\n\n\\param Flags - Initialization flag for CUDA.\n\n\\return\n::CUDA_SUCCESS,\n::CUDA_ERROR_INVALID_VALUE\n\\notefnerr\n\n\\sa cuDriverGetVersion".into());
             f
         },
@@ -302,7 +345,11 @@ pub fn api(tensor_map_align: u64) -> Api {
             "cuCtxCreate_v4",
             Some(12050),
             named("CUresult"),
-            vec![param("pctx", ptr(named("CUcontext"))), param("flags", prim(UnsignedInt)), param("dev", named("CUdevice"))],
+            vec![
+                param("pctx", ptr(named("CUcontext"))),
+                param("flags", prim(UnsignedInt)),
+                param("dev", named("CUdevice")),
+            ],
         ),
         function(
             "cuGetProcAddress",
@@ -323,7 +370,12 @@ pub fn api(tensor_map_align: u64) -> Api {
                 "cuMemcpyAsync",
                 Some(4000),
                 named("CUresult"),
-                vec![param("dst", cuuint64.clone()), param("src", cuuint64.clone()), param("ByteCount", named("size_t")), param("hStream", named("CUstream"))],
+                vec![
+                    param("dst", cuuint64.clone()),
+                    param("src", cuuint64.clone()),
+                    param("ByteCount", named("size_t")),
+                    param("hStream", named("CUstream")),
+                ],
             );
             f.per_thread_symbol = Some("cuMemcpyAsync_ptsz".into());
             f.per_thread_first_version = Some(7000);
@@ -334,7 +386,11 @@ pub fn api(tensor_map_align: u64) -> Api {
             "cuLaunchHostFunc",
             Some(10000),
             named("CUresult"),
-            vec![param("hStream", named("CUstream")), param("fn", named("CUhostFn")), param("userData", ptr(Type::Void))],
+            vec![
+                param("hStream", named("CUstream")),
+                param("fn", named("CUhostFn")),
+                param("userData", ptr(Type::Void)),
+            ],
         ),
         function(
             "cuRegisterCallback",
@@ -342,7 +398,14 @@ pub fn api(tensor_map_align: u64) -> Api {
             None,
             named("CUresult"),
             vec![
-                param("callback", ptr(Type::Function { ret: Box::new(prim(Int)), params: vec![prim(Int), ptr(Type::Void)], variadic: false })),
+                param(
+                    "callback",
+                    ptr(Type::Function {
+                        ret: Box::new(prim(Int)),
+                        params: vec![prim(Int), ptr(Type::Void)],
+                        variadic: false,
+                    }),
+                ),
                 param("table", array(prim(Int), 4)),
             ],
         ),
@@ -351,10 +414,20 @@ pub fn api(tensor_map_align: u64) -> Api {
             "cuTensorMapEncodeTiled",
             Some(12000),
             named("CUresult"),
-            vec![param("tensorMap", ptr(named("CUtensorMap"))), param("tensorRank", named("cuuint32_t")), param("globalDim", const_ptr(cuuint64.clone()))],
+            vec![
+                param("tensorMap", ptr(named("CUtensorMap"))),
+                param("tensorRank", named("cuuint32_t")),
+                param("globalDim", const_ptr(cuuint64.clone())),
+            ],
         ),
         {
-            let mut f = function("cuGetErrorCount", "cuGetErrorCount", None, prim(Int), vec![param("type", prim(Int)), param("self", prim(Int))]);
+            let mut f = function(
+                "cuGetErrorCount",
+                "cuGetErrorCount",
+                None,
+                prim(Int),
+                vec![param("type", prim(Int)), param("self", prim(Int))],
+            );
             f.deprecated = true;
             f
         },
