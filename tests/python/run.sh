@@ -6,9 +6,19 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cache="${CTKGEN_CACHE:-$repo/.ctkgen-cache}"
 venv="$cache/venv"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import Cython, setuptools, pytest" 2>/dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q -r "$here/requirements.txt"
-fi
+# The venv records the digest of the requirements it was filled from: a missing venv, a
+# half-made one or a changed pin list all lead to (re)installing. One shell at a time.
+mkdir -p "$cache/locks"
+wanted="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
+(
+    flock 9
+    if [ ! -x "$venv/bin/python" ]; then
+        python3 -m venv "$venv"
+    fi
+    if [ "$(cat "$venv/.ctkgen-requirements" 2>/dev/null)" != "$wanted" ]; then
+        "$venv/bin/python" -m pip install -q -r "$here/requirements.txt"
+        echo "$wanted" > "$venv/.ctkgen-requirements"
+    fi
+) 9>"$cache/locks/python-venv.lock"
 cd "$here"
 exec "$venv/bin/python" -m pytest -q "$@"

@@ -1,0 +1,269 @@
+"""API-surface parity between the official `cuda.bindings.driver` and the generated driver
+module: which public names each has, enum members, and function parameter names in order.
+
+Run as a script, it prints the surface of an importable module as JSON:
+    python parity.py MODULE
+The official releases are unpacked wheels put on PYTHONPATH; ours is read from the generated
+`driver.pyi` (see `stub_surface`), so every CTK is covered without compiling; the Python suite
+checks on the built packages that the stub and the module have the same surface."""
+import ast
+import inspect
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import types
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PINS = os.path.join(HERE, "official.txt")
+EXCEPTIONS = os.path.join(HERE, "exceptions.toml")
+
+
+# ---- surfaces -------------------------------------------------------------------------------
+# A surface is {"enums": {name: [member, ...]}, "classes": [name], "functions": {name: [param]
+# or None when the module does not expose them}, "constants": [name]}.
+
+
+def module_surface(module):
+    """The public surface of an imported module. Names bound to objects from other packages
+    (typing's `Any`, the `enum` module's `IntEnum`, `ctypes`) are not part of it."""
+    package = module.__name__.split(".")[0]
+    out = {"enums": {}, "classes": [], "functions": {}, "constants": []}
+    for name in dir(module):
+        if name.startswith("_"):
+            continue
+        obj = getattr(module, name)
+        if isinstance(obj, types.ModuleType):
+            continue
+        if isinstance(obj, type) or callable(obj):
+            origin = getattr(obj, "__module__", None) or ""
+            if origin.split(".")[0] != package:
+                continue
+        if isinstance(obj, type):
+            if hasattr(obj, "__members__"):
+                out["enums"][name] = list(obj.__members__)
+            else:
+                out["classes"].append(name)
+        elif callable(obj):
+            try:
+                params = [p.name for p in inspect.signature(obj).parameters.values()]
+            except (TypeError, ValueError):
+                params = None
+            out["functions"][name] = params
+        else:
+            out["constants"].append(name)
+    return out
+
+
+def stub_surface(path):
+    """The public surface a generated `driver.pyi` declares."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    out = {"enums": {}, "classes": [], "functions": {}, "constants": []}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+            if node.name.startswith("_"):
+                continue
+            if "_FastEnum" in bases:
+                out["enums"][node.name] = [
+                    s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                ]
+            else:
+                out["classes"].append(node.name)
+        elif isinstance(node, ast.FunctionDef):
+            a = node.args
+            out["functions"][node.name] = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if not node.target.id.startswith("_"):
+                out["constants"].append(node.target.id)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            # `Alias = Target`: the alias has the target's kind
+            target = node.value.id
+            for alias in (t.id for t in node.targets if isinstance(t, ast.Name)):
+                if target in out["enums"]:
+                    out["enums"][alias] = out["enums"][target]
+                elif target in out["classes"]:
+                    out["classes"].append(alias)
+                else:
+                    out["constants"].append(alias)
+    out["classes"].sort()
+    out["constants"].sort()
+    return out
+
+
+def surface_in_subprocess(module, pythonpath):
+    """The surface of `module` imported by a fresh interpreter with `pythonpath` first."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(pythonpath))
+    result = subprocess.run([sys.executable, os.path.abspath(__file__), module], env=env, capture_output=True,
+                            text=True, timeout=600)
+    if result.returncode != 0:
+        raise RuntimeError(f"importing {module} from {pythonpath} failed:\n{result.stderr[-4000:]}")
+    return json.loads(result.stdout)
+
+
+# ---- comparison -----------------------------------------------------------------------------
+
+def kinds(surface):
+    out = {}
+    for kind in ("enums", "classes", "functions", "constants"):
+        for name in surface[kind]:
+            out[name] = kind
+    return out
+
+
+SINGULAR = {"enums": "enum", "classes": "class", "functions": "function", "constants": "constant"}
+
+
+def compare(official, ours):
+    """Differences of `ours` from `official`, as {key: what differs}, and the counts.
+    Keys: `Name` (a public name missing, or of another kind), `Enum.MEMBER` (an enum member
+    missing), `function()` (parameter names or their order differ)."""
+    diffs = {}
+    official_kinds, our_kinds = kinds(official), kinds(ours)
+    names = present = 0
+    for name, kind in sorted(official_kinds.items()):
+        names += 1
+        if name not in our_kinds:
+            diffs[name] = f"missing {SINGULAR[kind]}"
+            members = official["enums"].get(name, [])
+            names += len(members)
+            continue
+        if our_kinds[name] != kind:
+            diffs[name] = f"official {SINGULAR[kind]}, ours {SINGULAR[our_kinds[name]]}"
+            names += len(official["enums"].get(name, []))
+            continue
+        present += 1
+        if kind == "enums":
+            our_members = set(ours["enums"][name])
+            for member in official["enums"][name]:
+                names += 1
+                if member in our_members:
+                    present += 1
+                else:
+                    diffs[f"{name}.{member}"] = "missing enum member"
+    signatures = matching = 0
+    for name, params in sorted(official["functions"].items()):
+        if params is None or name not in ours["functions"]:
+            continue
+        signatures += 1
+        if ours["functions"][name] == params:
+            matching += 1
+        else:
+            diffs[f"{name}()"] = f"official ({', '.join(params)}), ours ({', '.join(ours['functions'][name] or [])})"
+    counts = {"names": names, "present": present, "signatures": signatures, "matching": matching}
+    return diffs, counts
+
+
+def subject(key):
+    """The official name a difference key is about."""
+    return key[:-2] if key.endswith("()") else key
+
+
+def official_has(official, key):
+    if key.endswith("()"):
+        return official["functions"].get(subject(key)) is not None
+    if key in kinds(official):
+        return True
+    enum, _, member = key.partition(".")
+    return member in official["enums"].get(enum, [])
+
+
+def load_exceptions(path=EXCEPTIONS):
+    """{key: (cause, ctk minors it is limited to or None)}; a key listed twice is an error."""
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    out = {}
+    for group in data.get("group", []):
+        for key in group["names"]:
+            if key in out:
+                raise ValueError(f"{key} is listed twice in {path}")
+            out[key] = (group["cause"], group.get("ctks"))
+    return out
+
+
+def judge(results, exceptions, complete):
+    """`results`: {ctk: (official surface, diffs)}. Returns (unlisted {ctk: {key: what}},
+    stale [key]). A listed difference is stale when no checked CTK shows it any more; when not
+    every pinned CTK was checked (`complete` false), only those the checked official modules
+    name are judged."""
+    unlisted = {}
+    seen = set()
+    for ctk, (_, diffs) in results.items():
+        for key, what in diffs.items():
+            listed = exceptions.get(key)
+            if listed is not None and (listed[1] is None or ctk in listed[1]):
+                seen.add(key)
+            else:
+                unlisted.setdefault(ctk, {})[key] = what
+    stale = []
+    for key, (_, limited) in sorted(exceptions.items()):
+        if key in seen:
+            continue
+        checked = [ctk for ctk in results if limited is None or ctk in limited]
+        if complete or any(official_has(results[ctk][0], key) for ctk in checked):
+            stale.append(key)
+    return unlisted, stale
+
+
+# ---- official releases ----------------------------------------------------------------------
+
+def pins(path=PINS):
+    """[(package, version)] from the pinned requirements file."""
+    out = []
+    for line in open(path, encoding="utf-8"):
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            out.append((name.strip(), version.strip()))
+    return out
+
+
+def official_versions():
+    """{CTK major.minor: cuda-bindings version}."""
+    return {".".join(v.split(".")[:2]): v for name, v in pins() if name == "cuda-bindings"}
+
+
+def unpacked(cache, package, version):
+    """The folder holding the unpacked wheel of `package==version`, downloaded on first use.
+    C/C++ sources shipped in the wheels are left out (hundreds of MiB, never imported)."""
+    target = os.path.join(cache, "parity", f"{package}-{version}")
+    if os.path.exists(os.path.join(target, ".complete")):
+        return target
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(target)) as tmp:
+        download = os.path.join(tmp, "download")
+        result = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                                 "-d", download, f"{package}=={version}"], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"pip download {package}=={version} failed:\n{result.stderr[-4000:]}")
+        (wheel,) = os.listdir(download)
+        tree = os.path.join(tmp, "tree")
+        with zipfile.ZipFile(os.path.join(download, wheel)) as z:
+            z.extractall(tree, [n for n in z.namelist() if not re.search(r"\.(c|cpp)$", n)])
+        open(os.path.join(tree, ".complete"), "w").close()
+        shutil.rmtree(target, ignore_errors=True)
+        os.rename(tree, target)
+    return target
+
+
+def official_surface(cache, version):
+    """The surface of `cuda.bindings.driver` of cuda-bindings `version` (no GPU or driver is
+    needed to import it)."""
+    path = [unpacked(cache, name, v) for name, v in pins() if name != "cuda-bindings"]
+    return surface_in_subprocess("cuda.bindings.driver", [unpacked(cache, "cuda-bindings", version)] + path)
+
+
+def report_line(ctk, counts, listed):
+    return (f"{ctk}: {counts['present']:,} of {counts['names']:,} official names present, "
+            f"{counts['matching']:,} of {counts['signatures']:,} signatures match, {listed:,} listed exceptions")
+
+
+if __name__ == "__main__":
+    import importlib
+
+    print(json.dumps(module_surface(importlib.import_module(sys.argv[1]))))

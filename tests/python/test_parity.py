@@ -1,0 +1,132 @@
+"""API-surface parity with the official cuda.bindings.driver, for every CTK of the catalogue
+that has an official release of the same major.minor (pinned in tests/parity/official.txt).
+Every difference must be listed in tests/parity/exceptions.toml, and every listed one must
+still occur. Ours is read from the generated stubs, so no CTK needs compiling here;
+`test_stub_matches_built_module` checks on the suite's built packages that the stubs and the
+module agree."""
+import glob
+import os
+import sys
+import tempfile
+import tomllib
+
+import pytest
+
+from conftest import CACHE, REPO, probe, run
+
+sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
+import parity  # noqa: E402
+
+OFFICIAL = parity.official_versions()
+SELECTED = os.environ.get("CTKGEN_PARITY_CTKS")
+
+
+def catalogue_newest():
+    """{major.minor: newest CTK of that minor in headers/ctk.toml}."""
+    with open(os.path.join(REPO, "headers", "ctk.toml"), "rb") as f:
+        releases = tomllib.load(f)["release"]
+    newest = {}
+    for ctk in sorted((r["ctk"] for r in releases), key=lambda v: tuple(int(p) for p in v.split("."))):
+        newest[".".join(ctk.split(".")[:2])] = ctk
+    return newest
+
+
+def our_surface(ctk):
+    """Surface of the package generated for `ctk`, from its stubs (generation only, no build)."""
+    with tempfile.TemporaryDirectory(prefix="ctkgen-parity-") as tmp:
+        ir = os.path.join(tmp, "ir.json")
+        run(["cargo", "run", "-q", "-p", "xtask", "--", "ir", "--ctk", ctk, "-o", ir], cwd=REPO)
+        run(["cargo", "run", "-q", "-p", "ctkgen-cython", "--bin", "ctkgen-cython-emit", "--", "--ir", ir,
+             "--out", tmp, "--command", "parity check"], cwd=REPO)
+        (stub,) = glob.glob(os.path.join(tmp, "python", "*", "driver.pyi"))
+        return parity.stub_surface(stub)
+
+
+@pytest.fixture(scope="module")
+def results():
+    newest = catalogue_newest()
+    minors = SELECTED.split(",") if SELECTED else sorted(OFFICIAL)
+    out = {}
+    for minor in minors:
+        official = parity.official_surface(CACHE, OFFICIAL[minor])
+        diffs, counts = parity.compare(official, our_surface(newest[minor]))
+        out[minor] = (official, diffs, counts)
+    return out
+
+
+def test_every_official_release_has_a_catalogue_ctk():
+    assert set(OFFICIAL) <= set(catalogue_newest())
+
+
+def test_every_difference_is_listed(results, capsys):
+    exceptions = parity.load_exceptions()
+    unlisted, _ = parity.judge({c: (o, d) for c, (o, d, _) in results.items()}, exceptions, complete=False)
+    with capsys.disabled():
+        print()
+        for ctk, (_, diffs, counts) in results.items():
+            listed = len(diffs) - len(unlisted.get(ctk, {}))
+            print(f"parity {parity.report_line(ctk, counts, listed)}")
+    message = "\n".join(f"{ctk} {key}: {what}" for ctk, found in unlisted.items() for key, what in sorted(found.items()))
+    assert not unlisted, f"differences from cuda.bindings.driver not listed in tests/parity/exceptions.toml:\n{message}"
+
+
+def test_no_listed_exception_is_stale(results):
+    exceptions = parity.load_exceptions()
+    complete = set(results) == set(OFFICIAL)
+    _, stale = parity.judge({c: (o, d) for c, (o, d, _) in results.items()}, exceptions, complete)
+    assert not stale, f"listed in tests/parity/exceptions.toml but no longer differing: {', '.join(stale)}"
+
+
+STUB_PROBE = r'''
+import json, sys
+sys.path.insert(0, {parity_dir!r})
+import parity
+import ctkgen_cuda.driver as module
+print(json.dumps(parity.module_surface(module)))
+'''
+
+
+def test_stub_matches_built_module(package):
+    """The stubs declare exactly what the built module has, parameters included: what the
+    parity check reads from them is what users get."""
+    ctk, path = package
+    built = probe(path, STUB_PROBE.format(parity_dir=parity.HERE))
+    (stub,) = glob.glob(os.path.join(path, "*", "driver.pyi"))
+    declared = parity.stub_surface(stub)
+    for kind in ("classes", "constants"):
+        assert sorted(built[kind]) == declared[kind], kind
+    assert built["enums"] == declared["enums"]
+    assert built["functions"] == declared["functions"]
+
+
+# ---- the comparison itself, on small made-up surfaces ---------------------------------------
+
+def surface(**kw):
+    return {"enums": kw.get("enums", {}), "classes": kw.get("classes", []), "functions": kw.get("functions", {}),
+            "constants": kw.get("constants", [])}
+
+
+OFFICIAL_TOY = surface(enums={"E": ["A", "B"]}, classes=["R"], functions={"f": ["x", "y"], "g": None},
+                       constants=["K"])
+
+
+def test_compare_finds_each_kind_of_difference():
+    ours = surface(enums={"E": ["A"]}, classes=["K"], functions={"f": ["y", "x"], "g": ["z"]})
+    diffs, counts = parity.compare(OFFICIAL_TOY, ours)
+    assert set(diffs) == {"E.B", "R", "K", "f()"}
+    assert counts == {"names": 7, "present": 4, "signatures": 1, "matching": 0}
+    assert parity.compare(OFFICIAL_TOY, OFFICIAL_TOY)[0] == {}
+
+
+def test_judge_reports_unlisted_and_stale():
+    diffs, _ = parity.compare(OFFICIAL_TOY, surface(enums={"E": ["A", "B"]}, classes=["R"],
+                                                     functions={"f": ["x", "y"], "g": ["z"]}))
+    listed = {"K": ("not yet", None), "R": ("fixed since", None), "E.C": ("never official", None)}
+    unlisted, stale = parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, listed, complete=False)
+    assert unlisted == {} and stale == ["R"]
+    unlisted, stale = parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, listed, complete=True)
+    assert stale == ["E.C", "R"]
+    unlisted, _ = parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, {}, complete=True)
+    assert unlisted == {"1.0": {"K": "missing constant"}}
+    limited = {"K": ("other CTK only", ["2.0"])}
+    assert parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, limited, complete=True)[0] == unlisted
