@@ -6,6 +6,7 @@
 //! `templates/cython/*.j2` only lay the text out. [`emit`] is pure: it returns the files and
 //! writes nothing.
 
+pub mod aliases;
 pub mod model;
 pub mod names;
 pub mod params;

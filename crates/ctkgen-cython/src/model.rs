@@ -586,6 +586,7 @@ fn layout_asserts(api: &Api) -> Vec<LayoutAssert> {
 // Enums, records, wrappers.
 
 fn enums(api: &Api) -> Vec<EnumView> {
+    let mut typedef_aliases = crate::aliases::enum_typedef_aliases(api);
     api.enums
         .iter()
         .map(|e| {
@@ -594,6 +595,7 @@ fn enums(api: &Api) -> Vec<EnumView> {
             if e.name != class {
                 aliases.push(e.name.clone());
             }
+            aliases.extend(typedef_aliases.remove(&e.name).unwrap_or_default());
             EnumView {
                 class,
                 aliases,
