@@ -43,7 +43,9 @@ mod tests {
     #[test]
     fn typedefs_of_an_enum_typedef_are_aliases_of_the_enum() {
         let typedef = |name: &str, ty: &str| {
-            format!(r#"{{"name": "{name}", "ty": {ty}, "size": 4, "align": 4, "explicit_alignments": [], "doc": null}}"#)
+            format!(
+                r#"{{"name": "{name}", "ty": {ty}, "size": 4, "align": 4, "explicit_alignments": [], "doc": null}}"#
+            )
         };
         let to = |name: &str| format!(r#"{{"kind": "typedef", "name": "{name}"}}"#);
         let typedefs = [
