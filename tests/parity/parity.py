@@ -25,15 +25,16 @@ EXCEPTIONS = os.path.join(HERE, "exceptions.toml")
 
 
 # ---- surfaces -------------------------------------------------------------------------------
-# A surface is {"enums": {name: [member, ...]}, "classes": [name], "functions": {name: [param]
-# or None when the module does not expose them}, "constants": [name]}.
+# A surface is {"enums": {name: [member, ...]}, "classes": [name], "members": {class: [data
+# attribute, ...]}, "functions": {name: [param] or None when the module does not expose them},
+# "constants": [name]}.
 
 
 def module_surface(module):
     """The public surface of an imported module. Names bound to objects from other packages
     (typing's `Any`, the `enum` module's `IntEnum`, `ctypes`) are not part of it."""
     package = module.__name__.split(".")[0]
-    out = {"enums": {}, "classes": [], "functions": {}, "constants": []}
+    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": []}
     for name in dir(module):
         if name.startswith("_"):
             continue
@@ -49,6 +50,7 @@ def module_surface(module):
                 out["enums"][name] = list(obj.__members__)
             else:
                 out["classes"].append(name)
+                out["members"][name] = class_members(obj, package)
         elif callable(obj):
             try:
                 params = [p.name for p in inspect.signature(obj).parameters.values()]
@@ -60,10 +62,22 @@ def module_surface(module):
     return out
 
 
+def class_members(cls, package):
+    """Public data attributes (properties) a class and its bases from `package` define."""
+    names = set()
+    for klass in cls.__mro__:
+        if (getattr(klass, "__module__", None) or "").split(".")[0] != package:
+            continue
+        for name, value in vars(klass).items():
+            if not name.startswith("_") and type(value).__name__ in ("getset_descriptor", "property"):
+                names.add(name)
+    return sorted(names)
+
+
 def stub_surface(path):
     """The public surface a generated `driver.pyi` declares."""
     tree = ast.parse(open(path, encoding="utf-8").read(), path)
-    out = {"enums": {}, "classes": [], "functions": {}, "constants": []}
+    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": []}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
@@ -75,6 +89,10 @@ def stub_surface(path):
                 ]
             else:
                 out["classes"].append(node.name)
+                members = {s.target.id for s in node.body if isinstance(s, ast.AnnAssign)}
+                for base in bases:
+                    members.update(out["members"].get(base, []))
+                out["members"][node.name] = sorted(m for m in members if not m.startswith("_"))
         elif isinstance(node, ast.FunctionDef):
             a = node.args
             out["functions"][node.name] = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
@@ -89,6 +107,7 @@ def stub_surface(path):
                     out["enums"][alias] = out["enums"][target]
                 elif target in out["classes"]:
                     out["classes"].append(alias)
+                    out["members"][alias] = out["members"][target]
                 else:
                     out["constants"].append(alias)
     out["classes"].sort()
@@ -122,7 +141,8 @@ SINGULAR = {"enums": "enum", "classes": "class", "functions": "function", "const
 def compare(official, ours):
     """Differences of `ours` from `official`, as {key: what differs}, and the counts.
     Keys: `Name` (a public name missing, or of another kind), `Enum.MEMBER` (an enum member
-    missing), `function()` (parameter names or their order differ)."""
+    missing), `Class.member` (a data attribute of a class missing), `function()` (parameter
+    names or their order differ)."""
     diffs = {}
     official_kinds, our_kinds = kinds(official), kinds(ours)
     names = present = 0
@@ -130,22 +150,22 @@ def compare(official, ours):
         names += 1
         if name not in our_kinds:
             diffs[name] = f"missing {SINGULAR[kind]}"
-            members = official["enums"].get(name, [])
-            names += len(members)
+            names += len(official["enums"].get(name, [])) + len(official["members"].get(name, []))
             continue
         if our_kinds[name] != kind:
             diffs[name] = f"official {SINGULAR[kind]}, ours {SINGULAR[our_kinds[name]]}"
-            names += len(official["enums"].get(name, []))
+            names += len(official["enums"].get(name, [])) + len(official["members"].get(name, []))
             continue
         present += 1
-        if kind == "enums":
-            our_members = set(ours["enums"][name])
-            for member in official["enums"][name]:
+        if kind in ("enums", "classes"):
+            table = "enums" if kind == "enums" else "members"
+            our_members = set(ours[table][name])
+            for member in official[table][name]:
                 names += 1
                 if member in our_members:
                     present += 1
                 else:
-                    diffs[f"{name}.{member}"] = "missing enum member"
+                    diffs[f"{name}.{member}"] = f"missing {SINGULAR[kind]} member"
     signatures = matching = 0
     for name, params in sorted(official["functions"].items()):
         if params is None or name not in ours["functions"]:
@@ -169,8 +189,8 @@ def official_has(official, key):
         return official["functions"].get(subject(key)) is not None
     if key in kinds(official):
         return True
-    enum, _, member = key.partition(".")
-    return member in official["enums"].get(enum, [])
+    owner, _, member = key.partition(".")
+    return member in official["enums"].get(owner, []) or member in official["members"].get(owner, [])
 
 
 def load_exceptions(path=EXCEPTIONS):

@@ -1,6 +1,6 @@
 """API-surface parity with the official cuda.bindings.driver, for every CTK of the catalogue
 that has an official release of the same major.minor (pinned in tests/parity/official.txt).
-Every difference must be listed in tests/parity/exceptions.toml, and every listed one must
+Record members are compared too. Every difference must be listed in tests/parity/exceptions.toml, and every listed one must
 still occur. Ours is read from the generated stubs, so no CTK needs compiling here;
 `test_stub_matches_built_module` checks on the suite's built packages that the stubs and the
 module agree."""
@@ -95,6 +95,7 @@ def test_stub_matches_built_module(package):
     declared = parity.stub_surface(stub)
     for kind in ("classes", "constants"):
         assert sorted(built[kind]) == declared[kind], kind
+    assert built["members"] == declared["members"]
     assert built["enums"] == declared["enums"]
     assert built["functions"] == declared["functions"]
 
@@ -102,30 +103,31 @@ def test_stub_matches_built_module(package):
 # ---- the comparison itself, on small made-up surfaces ---------------------------------------
 
 def surface(**kw):
-    return {"enums": kw.get("enums", {}), "classes": kw.get("classes", []), "functions": kw.get("functions", {}),
-            "constants": kw.get("constants", [])}
+    classes = kw.get("classes", {})
+    return {"enums": kw.get("enums", {}), "classes": sorted(classes), "members": classes,
+            "functions": kw.get("functions", {}), "constants": kw.get("constants", [])}
 
 
-OFFICIAL_TOY = surface(enums={"E": ["A", "B"]}, classes=["R"], functions={"f": ["x", "y"], "g": None},
-                       constants=["K"])
+OFFICIAL_TOY = surface(enums={"E": ["A", "B"]}, classes={"R": ["m", "n"], "S": ["p"]},
+                       functions={"f": ["x", "y"], "g": None}, constants=["K"])
 
 
 def test_compare_finds_each_kind_of_difference():
-    ours = surface(enums={"E": ["A"]}, classes=["K"], functions={"f": ["y", "x"], "g": ["z"]})
+    ours = surface(enums={"E": ["A"]}, classes={"K": [], "R": ["m"]}, functions={"f": ["y", "x"], "g": ["z"]})
     diffs, counts = parity.compare(OFFICIAL_TOY, ours)
-    assert set(diffs) == {"E.B", "R", "K", "f()"}
-    assert counts == {"names": 7, "present": 4, "signatures": 1, "matching": 0}
+    assert set(diffs) == {"E.B", "R.n", "S", "K", "f()"}
+    assert counts == {"names": 11, "present": 6, "signatures": 1, "matching": 0}
     assert parity.compare(OFFICIAL_TOY, OFFICIAL_TOY)[0] == {}
 
 
 def test_judge_reports_unlisted_and_stale():
-    diffs, _ = parity.compare(OFFICIAL_TOY, surface(enums={"E": ["A", "B"]}, classes=["R"],
+    diffs, _ = parity.compare(OFFICIAL_TOY, surface(enums={"E": ["A", "B"]}, classes={"R": ["m", "n"], "S": ["p"]},
                                                      functions={"f": ["x", "y"], "g": ["z"]}))
-    listed = {"K": ("not yet", None), "R": ("fixed since", None), "E.C": ("never official", None)}
+    listed = {"K": ("not yet", None), "R.m": ("fixed since", None), "E.C": ("never official", None)}
     unlisted, stale = parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, listed, complete=False)
-    assert unlisted == {} and stale == ["R"]
+    assert unlisted == {} and stale == ["R.m"]
     unlisted, stale = parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, listed, complete=True)
-    assert stale == ["E.C", "R"]
+    assert stale == ["E.C", "R.m"]
     unlisted, _ = parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, {}, complete=True)
     assert unlisted == {"1.0": {"K": "missing constant"}}
     limited = {"K": ("other CTK only", ["2.0"])}
