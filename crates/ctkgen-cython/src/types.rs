@@ -256,3 +256,38 @@ pub fn scalar_primitive(api: &Api, ty: &Type) -> Option<Primitive> {
         _ => None,
     }
 }
+
+/// The Cython spelling of `ty` as seen from outside `cydriver`: API type names qualified.
+pub fn cy_qualified(api: &Api, ty: &Type) -> String {
+    qualify(api, &cy_decl(api, ty, ""))
+}
+
+/// Prefixes every API type name in a Cython spelling with `cydriver.`.
+fn qualify(api: &Api, spelled: &str) -> String {
+    let spelled = spelled.replace("cydriver.", "");
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if !word.is_empty() {
+            let known = (api.typedef(word).is_some() && builtin_typedef(word).is_none())
+                || api.record(word).is_some()
+                || api.enumeration(word).is_some()
+                || api.records.iter().any(|r| r.typedef_name.as_deref() == Some(word.as_str()));
+            if known {
+                out.push_str("cydriver.");
+            }
+            out.push_str(word);
+            word.clear();
+        }
+    };
+    for c in spelled.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}

@@ -547,7 +547,7 @@ fn run_batch(
     let fail = |what: String| TestCaseError::fail(format!("{what}\n--- header ---\n{PRELUDE}{source}"));
     let api = parse(dir, "batch.h", &source).map_err(fail)?;
     check_with_gcc(dir, &api, "batch.h").map_err(fail)?;
-    check_cython_storage(&api, &ctkgen_cython::CythonOptions::default()).map_err(fail)?;
+    check_cython_storage(&api, ctkgen_robustness::cython_options()).map_err(fail)?;
 
     let expressible = rust_expressible(specs);
     let chosen: Vec<(usize, &RecordSpec)> = all.iter().copied().filter(|(i, _)| expressible[*i]).collect();
@@ -739,7 +739,7 @@ fn the_checks_catch_a_wrong_model() {
     let source = "struct W { char c; PT_ALIGNAS(32) int x; };\nstruct __attribute__((packed)) P { char c; int x __attribute__((aligned(8))); };\n";
     let api = parse(dir.path(), "w.h", source).unwrap();
     check_with_gcc(dir.path(), &api, "w.h").unwrap();
-    check_cython_storage(&api, &ctkgen_cython::CythonOptions::default()).unwrap();
+    check_cython_storage(&api, ctkgen_robustness::cython_options()).unwrap();
 
     let mut wrong = api.clone();
     let w = wrong.records.iter_mut().find(|r| r.name == "W").unwrap();
@@ -747,7 +747,8 @@ fn the_checks_catch_a_wrong_model() {
     assert!(check_with_gcc(dir.path(), &wrong, "w.h").unwrap_err().contains("offset W.x"));
 
     // The negative-control layout keeps over-aligned records inline.
-    let legacy = ctkgen_cython::CythonOptions { legacy_inline_layout: true, ..Default::default() };
+    let legacy =
+        ctkgen_cython::CythonOptions { legacy_inline_layout: true, ..ctkgen_robustness::cython_options().clone() };
     assert!(check_cython_storage(&api, &legacy).unwrap_err().contains("W (align 32)"));
 
     let error = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::default()).unwrap_err();
