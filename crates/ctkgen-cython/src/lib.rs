@@ -1,5 +1,5 @@
 //! The Cython emitter: turns one [`ctkgen_ir::Api`] into an installable Python package whose
-//! `driver` module is call-compatible with `cuda.bindings.driver`.
+//! `driver` module is call-compatible with the Python module the library conventions name.
 //!
 //! The passes in [`model`] decide everything (names, declaration order, output parameters, the
 //! storage of over-aligned records, module chunks); the minijinja templates of the

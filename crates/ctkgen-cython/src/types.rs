@@ -95,11 +95,11 @@ pub enum ValueKind {
     Enum {
         class: String,
     },
-    /// A scalar typedef with its own wrapper class (`cuuint32_t`, `CUdevice`, `CUdeviceptr`).
+    /// A scalar typedef with its own wrapper class (device ordinals, addresses, fixed-width integers).
     Scalar {
         class: String,
     },
-    /// A pointer typedef with a handle class (`CUcontext`, `CUhostFn`).
+    /// A pointer typedef with a handle class (opaque objects, callbacks).
     Handle {
         class: String,
     },
@@ -183,11 +183,11 @@ pub fn record_class(record: &Record) -> String {
 /// Which Python class a typedef gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TypedefClass {
-    /// A pointer typedef: `CUcontext`, `CUstream`, `CUhostFn`.
+    /// A pointer typedef: an opaque object or a callback.
     Handle,
-    /// An integer typedef: `cuuint32_t`, `CUdevice`, `CUdeviceptr`.
+    /// An integer typedef: an ordinal, an address, a fixed-width integer.
     Scalar,
-    /// A name for a complete record: `CUtensorMap`, `CUDA_MEMCPY2D`.
+    /// A name for a complete record: its tag or its typedef.
     RecordAlias { record: String },
 }
 

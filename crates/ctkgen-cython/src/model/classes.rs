@@ -32,7 +32,7 @@ pub struct MemberView {
     pub cy_type: String,
     /// For arrays: Cython spelling of the element type.
     pub element_cy_type: String,
-    /// A `void *` member: it takes a wrapper's value (a CUdeviceptr's address), as `void *`
+    /// A `void *` member: it takes a wrapper's value (a device address), as `void *`
     /// arguments do, not the address of the wrapper's storage.
     pub void_pointer: bool,
     pub doc: String,

@@ -25,7 +25,7 @@ pub(super) fn constants(api: &Api) -> Vec<ConstantView> {
             };
             let value = match (value_kind(api, &c.ty), &c.value) {
                 (ValueKind::Handle { class } | ValueKind::Scalar { class }, ConstantValue::Int(v)) => {
-                    // Cast macros such as `((CUstream)0x1)`: the handle type, two's complement.
+                    // Cast macros such as `((Handle)0x1)`: the handle type, two's complement.
                     let wrapped = if *v < 0 { (*v as i64 as u64).to_string() } else { v.to_string() };
                     let wrapped = if matches!(value_kind(api, &c.ty), ValueKind::Scalar { .. }) {
                         v.to_string()

@@ -41,13 +41,13 @@ pub struct ParamView {
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionView {
     pub name: String,
-    /// The name `cuGetProcAddress` is asked for with `first_version` (the IR's `lookup_name`).
+    /// The name the proc-address lookup is asked for with `first_version` (the IR's `lookup_name`).
     pub lookup_name: String,
     pub symbol: String,
     pub per_thread_symbol: Option<String>,
     pub first_version: u32,
     pub per_thread_first_version: u32,
-    /// `CUresult cuX(...)` in Cython syntax without the return type and name.
+    /// The parameter list in Cython syntax without the return type and name.
     pub c_params: String,
     pub c_arg_names: String,
     /// Parameter types, for the function-pointer typedef.
