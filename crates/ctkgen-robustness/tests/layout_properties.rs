@@ -571,7 +571,11 @@ fn run_batch(
         let subset: Vec<(usize, &RecordSpec)> = needed.iter().map(|i| (*i, &specs[*i])).collect();
         let refused_source = render(prefix, &subset, specs);
         let api = parse(dir, "refused.h", &refused_source).map_err(fail)?;
-        match ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties")) {
+        match ctkgen_rust::emit(
+            &api,
+            &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+            ctkgen_robustness::driver_conventions(),
+        ) {
             Ok(_) => {
                 return Err(fail(format!(
                     "the Rust emitter accepted {prefix}_{index}, packed around an explicit alignment"
@@ -615,7 +619,11 @@ fn emit_collection(
         let kept = std::env::temp_dir().join("ctkgen-layout-properties-rust.h");
         std::fs::write(&kept, format!("{PRELUDE}{source}")).unwrap();
         let api = parse(dir, "collected.h", &source)?;
-        match ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties")) {
+        match ctkgen_rust::emit(
+            &api,
+            &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+            ctkgen_robustness::driver_conventions(),
+        ) {
             Ok(files) => return Ok((files, source, left_out)),
             Err(ctkgen_rust::RustEmitError::UnrepresentableLayout { record, .. })
                 if api.record(&record).is_some_and(|r| r.packed) && collection.drop_record(&record) =>
@@ -630,8 +638,12 @@ fn emit_collection(
 fn build_rust_crate(source: &str) -> Result<(), String> {
     let dir = tempfile::tempdir().unwrap();
     let api = parse(dir.path(), "crate.h", source)?;
-    let files = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties"))
-        .map_err(|e| format!("rust emitter: {e}"))?;
+    let files = ctkgen_rust::emit(
+        &api,
+        &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+        ctkgen_robustness::driver_conventions(),
+    )
+    .map_err(|e| format!("rust emitter: {e}"))?;
     build_files(dir.path(), files, source)
 }
 
@@ -751,7 +763,8 @@ fn the_checks_catch_a_wrong_model() {
         ctkgen_cython::CythonOptions { legacy_inline_layout: true, ..ctkgen_robustness::cython_options().clone() };
     assert!(check_cython_storage(&api, &legacy).unwrap_err().contains("W (align 32)"));
 
-    let error = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::default()).unwrap_err();
+    let error = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::default(), ctkgen_robustness::driver_conventions())
+        .unwrap_err();
     assert!(error.to_string().contains("`P`"), "{error}");
 }
 

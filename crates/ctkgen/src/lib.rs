@@ -260,7 +260,7 @@ fn emit_cython(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, 
 
 fn emit_rust(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
     let rust = ctkgen_rust::RustOptions::for_api(api, options.command.clone());
-    Ok(ctkgen_rust::emit(api, &rust)?
+    Ok(ctkgen_rust::emit(api, &rust, &options.library.conventions)?
         .into_iter()
         .map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents })
         .collect())
