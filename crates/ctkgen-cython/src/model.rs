@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT;
 use ctkgen_ir::{Api, LibraryConventions};
 use serde::Serialize;
 
@@ -16,13 +15,18 @@ mod constants;
 mod functions;
 mod guard;
 mod nameable;
+mod param_kind;
 mod pxd;
 
 pub use classes::{EnumView, MemberView, RecordView, WrapperView};
 pub use constants::ConstantView;
-pub use functions::{FunctionView, ParamView};
+pub use functions::FunctionView;
 pub use guard::LayoutAssert;
+pub use param_kind::{Element, ObjectKind, ParamKind, ParamView};
 pub use pxd::PxdItem;
+
+/// Results of up to this many items go through the reused-tuple helpers.
+const RESULT_REUSE_MAX: usize = 5;
 
 #[derive(Debug, Serialize)]
 pub struct Model {
@@ -42,7 +46,6 @@ pub struct Model {
     pub proc_address_symbol: Option<String>,
     pub cuda_version: Option<u32>,
     pub cuda_major: Option<u32>,
-    pub python_alignment: u64,
     /// List arguments up to this many elements are converted into stack arrays.
     pub array_stack_len: usize,
     /// Freed aligned blocks kept for reuse by over-aligned record constructions.
@@ -94,10 +97,9 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         proc_address_symbol: api.function(&conventions.proc_address_function).map(|f| f.symbol.clone()),
         cuda_version: api.provenance.cuda_version,
         cuda_major: api.provenance.cuda_version.map(|v| v / 1000),
-        python_alignment: PYTHON_OBJECT_ALIGNMENT,
         array_stack_len: 16,
         block_cache_slots: 32,
-        result_reuse_max: 5,
+        result_reuse_max: RESULT_REUSE_MAX,
         pxd_items: pxd::pxd_items(api),
         anonymous_typedefs: nameable::anonymous_typedefs(api),
         layout_asserts: guard::layout_asserts(api, conventions),
@@ -150,8 +152,8 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         |f| {
             f.params
                 .iter()
-                .filter(|p| !p.class.is_empty() && Some(&p.class) != model.result_class.as_ref())
-                .map(|p| p.class.clone())
+                .filter_map(|p| p.class.clone())
+                .filter(|class| Some(class) != model.result_class.as_ref())
                 .collect()
         },
         &class_module,

@@ -44,7 +44,6 @@ pub struct RecordView {
     /// The C record name (IR name).
     pub record: String,
     pub cy_name: String,
-    pub type_id: usize,
     pub size: u64,
     pub align: u64,
     /// Storage decision: a separately allocated block aligned to `align`.
@@ -101,7 +100,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
         }
     }
     let mut views = Vec::new();
-    for (type_id, record) in api.records.iter().filter(|r| r.complete && is_nameable(api, r)).enumerate() {
+    for record in api.records.iter().filter(|r| r.complete && is_nameable(api, r)) {
         let over_aligned = record.is_over_aligned(PYTHON_OBJECT_ALIGNMENT);
         let mut members = Vec::new();
         flattened_fields(api, record, &mut |field| {
@@ -124,7 +123,6 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
             class: record_class(record),
             record: record.name.clone(),
             cy_name: record_cy_name(record),
-            type_id,
             size: record.size,
             align: record.align,
             aligned_block: over_aligned && !options.legacy_inline_layout,
