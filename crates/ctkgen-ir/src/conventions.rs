@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Api, EnumConstant};
+use crate::{Api, Enum, EnumConstant};
 
 /// How a C library reports status, is loaded and resolves its entry points.
 ///
@@ -68,10 +68,14 @@ pub struct PythonConventions {
 }
 
 impl LibraryConventions {
+    /// The status enum, the one [`LibraryConventions::result_type`] names, from the IR.
+    pub fn result_enum<'a>(&self, api: &'a Api) -> Option<&'a Enum> {
+        api.enums.iter().find(|e| e.typedef_names.contains(&self.result_type))
+    }
+
     /// The status enum's constant named by `name`, from the IR.
     pub fn status<'a>(&self, api: &'a Api, name: &str) -> Option<&'a EnumConstant> {
-        let result = api.enums.iter().find(|e| e.typedef_names.iter().any(|t| *t == self.result_type))?;
-        result.constants.iter().find(|c| c.name == name)
+        self.result_enum(api)?.constants.iter().find(|c| c.name == name)
     }
 
     /// The value meaning success, from the IR; `None` when the IR lacks the status enum.
