@@ -103,7 +103,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
     for record in api.records.iter().filter(|r| r.complete && is_nameable(api, r)) {
         let over_aligned = record.is_over_aligned(PYTHON_OBJECT_ALIGNMENT);
         let mut members = Vec::new();
-        flattened_fields(api, record, &mut |field| {
+        for (field, _) in flattened_fields(api, record) {
             let kind = value_kind(api, &field.ty);
             let element_cy_type = match api.resolve(&field.ty) {
                 Type::Array { element, .. } => cy_qualified(api, element),
@@ -118,7 +118,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
                 doc: field.doc.as_deref().map(docstring).unwrap_or_default(),
             });
-        });
+        }
         views.push(RecordView {
             class: record_class(record),
             record: record.name.clone(),

@@ -4,7 +4,7 @@ use ctkgen_ir::{Api, LibraryConventions};
 use serde::Serialize;
 
 use super::nameable::{c_spelling, is_nameable};
-use super::pxd::flattened_offsets;
+use super::pxd::flattened_fields;
 use crate::names::string_literal;
 
 #[derive(Debug, Serialize)]
@@ -35,9 +35,7 @@ pub(super) fn layout_asserts(api: &Api, conventions: &LibraryConventions) -> Vec
             expr: format!("_Alignof({spelled}) == {}", record.align),
             message: string_literal(&format!("ctkgen: {name} differs: alignof is not {} as in {from}", record.align)),
         });
-        let mut fields = Vec::new();
-        flattened_offsets(api, record, 0, &mut fields);
-        for (field, bits) in fields {
+        for (field, bits) in flattened_fields(api, record) {
             if field.bit_width.is_some() || bits % 8 != 0 {
                 continue;
             }

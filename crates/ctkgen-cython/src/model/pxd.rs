@@ -113,10 +113,10 @@ fn visit_record(api: &Api, name: &str, state: &mut OrderState) {
         return;
     }
     let mut fields = Vec::new();
-    flattened_fields(api, record, &mut |field| {
+    for (field, _) in flattened_fields(api, record) {
         visit_type(api, &field.ty, true, state);
         fields.push(cy_decl(api, &field.ty, &py_ident(&field.name)));
-    });
+    }
     let keyword = record.kind.c_keyword();
     let header = if record.anonymous {
         format!("ctypedef {keyword} {}", record_cy_name(record))
@@ -126,37 +126,23 @@ fn visit_record(api: &Api, name: &str, state: &mut OrderState) {
     state.items.push(PxdItem::Record { header, fields });
 }
 
-/// Calls `each` for every member reachable by name, expanding unnamed members in place.
-pub(super) fn flattened_fields<'a>(api: &'a Api, record: &'a Record, each: &mut dyn FnMut(&'a ctkgen_ir::Field)) {
-    for field in &record.fields {
-        if field.anonymous {
-            if let Type::Record { name } = &field.ty {
-                if let Some(inner) = api.record(name) {
-                    flattened_fields(api, inner, each);
-                    continue;
-                }
+/// Every member reachable by name, with unnamed members expanded in place, and its offset in
+/// bits from the start of `record`.
+pub(super) fn flattened_fields<'a>(api: &'a Api, record: &'a Record) -> Vec<(&'a ctkgen_ir::Field, u64)> {
+    fn walk<'a>(api: &'a Api, record: &'a Record, base_bits: u64, out: &mut Vec<(&'a ctkgen_ir::Field, u64)>) {
+        for field in &record.fields {
+            let offset = base_bits + field.offset_bits;
+            let unnamed_member = match &field.ty {
+                Type::Record { name } if field.anonymous => api.record(name),
+                _ => None,
+            };
+            match unnamed_member {
+                Some(inner) => walk(api, inner, offset, out),
+                None => out.push((field, offset)),
             }
         }
-        each(field);
     }
-}
-
-/// Flattened members with their offsets in bytes from the start of `record`.
-pub(super) fn flattened_offsets<'a>(
-    api: &'a Api,
-    record: &'a Record,
-    base_bits: u64,
-    out: &mut Vec<(&'a ctkgen_ir::Field, u64)>,
-) {
-    for field in &record.fields {
-        if field.anonymous {
-            if let Type::Record { name } = &field.ty {
-                if let Some(inner) = api.record(name) {
-                    flattened_offsets(api, inner, base_bits + field.offset_bits, out);
-                    continue;
-                }
-            }
-        }
-        out.push((field, base_bits + field.offset_bits));
-    }
+    let mut out = Vec::new();
+    walk(api, record, 0, &mut out);
+    out
 }
