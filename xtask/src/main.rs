@@ -448,6 +448,7 @@ fn generate_one(
         python_package: args.python_package.clone(),
         legacy_inline_layout: args.legacy_inline_layout,
         command,
+        library: ws.library(ctkgen::DRIVER_LIBRARY)?,
     };
     let files = ctkgen::emit(&api, &headers, &options).with_context(|| format!("generating {label}"))?;
     let out = match (&args.out, args.all) {
@@ -787,6 +788,7 @@ fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
             python_package: String::new(),
             legacy_inline_layout: false,
             command: format!("cargo xtask generate --ctk {ctk}"),
+            library: ws.library(ctkgen::DRIVER_LIBRARY)?,
         };
         let out = ws.default_output(ctk);
         let files = ctkgen::emit(&api, &headers, &options)?;

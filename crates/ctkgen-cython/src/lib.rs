@@ -1,10 +1,11 @@
 //! The Cython emitter: turns one [`ctkgen_ir::Api`] into an installable Python package whose
-//! `driver` module is call-compatible with `cuda.bindings.driver`.
+//! `driver` module is call-compatible with the Python module the library conventions name.
 //!
 //! The passes in [`model`] decide everything (names, declaration order, output parameters, the
-//! storage of over-aligned records, module chunks); the minijinja templates embedded from
-//! `templates/cython/*.j2` only lay the text out. [`emit`] is pure: it returns the files and
-//! writes nothing.
+//! storage of over-aligned records, module chunks); the minijinja templates of the
+//! `ctkgen-templates` crate only lay the text out. Every name of the bound library comes from
+//! the IR or from its [`LibraryConventions`]. [`emit`] is pure: it returns the files and writes
+//! nothing.
 
 pub mod aliases;
 pub mod model;
@@ -12,7 +13,7 @@ pub mod names;
 pub mod params;
 pub mod types;
 
-use ctkgen_ir::{Api, OutputFile};
+use ctkgen_ir::{Api, LibraryConventions, OutputFile};
 use minijinja::{Environment, UndefinedBehavior};
 
 pub use params::Overrides;
@@ -27,7 +28,9 @@ pub struct CythonOptions {
     /// Negative control: store over-aligned records by value inside the Python object, the
     /// defective layout of the bindings in use today. Only for tests that must see it fail.
     pub legacy_inline_layout: bool,
-    /// Output-parameter overrides; defaults to the embedded `tests/overrides/cython_params.toml`.
+    /// How the bound library reports status, is loaded and resolves its entry points.
+    pub conventions: LibraryConventions,
+    /// Output-parameter overrides (`headers/libraries/<library>.cython-params.toml`).
     pub overrides: Overrides,
     /// Fail on parameters the classification pass cannot decide (the default); when off they
     /// are only listed in `ctkgen_params_report.txt` and passed as raw addresses.
@@ -38,13 +41,15 @@ pub struct CythonOptions {
     pub functions_per_module: usize,
 }
 
-impl Default for CythonOptions {
-    fn default() -> Self {
+impl CythonOptions {
+    /// The default options for a library described by `conventions` and `overrides`.
+    pub fn new(conventions: LibraryConventions, overrides: Overrides) -> Self {
         CythonOptions {
             python_package: "ctkgen_cuda".into(),
             command: "cargo xtask generate".into(),
             legacy_inline_layout: false,
-            overrides: Overrides::embedded(),
+            conventions,
+            overrides,
             strict_params: true,
             records_per_module: 60,
             functions_per_module: 90,
@@ -58,7 +63,7 @@ pub enum CythonEmitError {
     PackageName(String),
     #[error("invalid output-parameter overrides: {0}")]
     Overrides(String),
-    #[error("parameters with no input/output classification (add them to tests/overrides/cython_params.toml): {}", .0.join(", "))]
+    #[error("parameters with no input/output classification (add them to the library's cython-params overrides): {}", .0.join(", "))]
     UnclassifiedParams(Vec<String>),
     #[error("template {name} failed to render")]
     Template {
@@ -68,25 +73,8 @@ pub enum CythonEmitError {
     },
 }
 
-/// Every template, by file name, embedded so generation does not depend on the directory.
-pub const TEMPLATES: &[(&str, &str)] = &[
-    ("cydriver.pxd.j2", include_str!("../../../templates/cython/cydriver.pxd.j2")),
-    ("cydriver.pyx.j2", include_str!("../../../templates/cython/cydriver.pyx.j2")),
-    ("ctkgen_types.h.j2", include_str!("../../../templates/cython/ctkgen_types.h.j2")),
-    ("ctkgen_layout_check.h.j2", include_str!("../../../templates/cython/ctkgen_layout_check.h.j2")),
-    ("_base.pxd.j2", include_str!("../../../templates/cython/_base.pxd.j2")),
-    ("_base.pyx.j2", include_str!("../../../templates/cython/_base.pyx.j2")),
-    ("_types.pyx.j2", include_str!("../../../templates/cython/_types.pyx.j2")),
-    ("_records.pyx.j2", include_str!("../../../templates/cython/_records.pyx.j2")),
-    ("_functions.pyx.j2", include_str!("../../../templates/cython/_functions.pyx.j2")),
-    ("_enums.py.j2", include_str!("../../../templates/cython/_enums.py.j2")),
-    ("driver.py.j2", include_str!("../../../templates/cython/driver.py.j2")),
-    ("driver.pyi.j2", include_str!("../../../templates/cython/driver.pyi.j2")),
-    ("__init__.py.j2", include_str!("../../../templates/cython/__init__.py.j2")),
-    ("setup.py.j2", include_str!("../../../templates/cython/setup.py.j2")),
-    ("pyproject.toml.j2", include_str!("../../../templates/cython/pyproject.toml.j2")),
-    ("report.txt.j2", include_str!("../../../templates/cython/report.txt.j2")),
-];
+/// Every template, by file name.
+pub const TEMPLATES: &[(&str, &str)] = ctkgen_templates::CYTHON;
 
 /// The one minijinja environment: strict, no escaping, whitespace control on.
 pub fn environment() -> Environment<'static> {

@@ -44,9 +44,6 @@ pub struct Overrides {
     pub keep_gil: Vec<String>,
 }
 
-/// The overrides shipped with ctkgen, embedded so generation does not depend on the directory.
-pub const DEFAULT_OVERRIDES: &str = include_str!("../../../tests/overrides/cython_params.toml");
-
 impl Overrides {
     pub fn parse(text: &str) -> Result<Overrides, CythonEmitError> {
         let mut raw: BTreeMap<String, toml::Value> =
@@ -94,10 +91,6 @@ impl Overrides {
             params.insert(function, parsed);
         }
         Ok(Overrides { params, keep_gil })
-    }
-
-    pub fn embedded() -> Overrides {
-        Overrides::parse(DEFAULT_OVERRIDES).expect("embedded overrides parse")
     }
 
     fn get(&self, function: &str, param: &str) -> Option<&Override> {
@@ -684,15 +677,17 @@ mod tests {
     #[test]
     fn overrides_parse() {
         let o = Overrides::parse(
-            "keep_gil = [\"cuB\"]\n[cuA]\nx = \"out\"\ny = \"out_array(n)\"\nz = \"out_bytes(8)\"\nw = \"out_borrowed(n)\"\n",
+            "keep_gil = [\"fnB\"]\n[fnA]\nx = \"out\"\ny = \"out_array(n)\"\nz = \"out_bytes(8)\"\nw = \"out_borrowed(n)\"\n",
         )
         .unwrap();
-        assert_eq!(o.get("cuA", "z"), Some(&Override::OutBytes { len: "8".into() }));
-        assert_eq!(o.get("cuA", "w"), Some(&Override::OutBorrowed { len: "n".into() }));
-        assert_eq!(o.keep_gil, vec!["cuB".to_string()]);
-        assert_eq!(o.get("cuA", "x"), Some(&Override::Out));
-        assert_eq!(o.get("cuA", "y"), Some(&Override::OutArray { len: "n".into() }));
-        assert!(Overrides::parse("[cuA]\nx = \"sideways\"\n").is_err());
-        Overrides::embedded();
+        assert_eq!(o.get("fnA", "z"), Some(&Override::OutBytes { len: "8".into() }));
+        assert_eq!(o.get("fnA", "w"), Some(&Override::OutBorrowed { len: "n".into() }));
+        assert_eq!(o.keep_gil, vec!["fnB".to_string()]);
+        assert_eq!(o.get("fnA", "x"), Some(&Override::Out));
+        assert_eq!(o.get("fnA", "y"), Some(&Override::OutArray { len: "n".into() }));
+        assert!(Overrides::parse("[fnA]\nx = \"sideways\"\n").is_err());
+        let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../headers/libraries/cuda-driver.cython-params.toml");
+        Overrides::parse(&std::fs::read_to_string(shipped).unwrap()).unwrap();
     }
 }

@@ -95,11 +95,11 @@ pub enum ValueKind {
     Enum {
         class: String,
     },
-    /// A scalar typedef with its own wrapper class (`cuuint32_t`, `CUdevice`, `CUdeviceptr`).
+    /// A scalar typedef with its own wrapper class (device ordinals, addresses, fixed-width integers).
     Scalar {
         class: String,
     },
-    /// A pointer typedef with a handle class (`CUcontext`, `CUhostFn`).
+    /// A pointer typedef with a handle class (opaque objects, callbacks).
     Handle {
         class: String,
     },
@@ -183,11 +183,11 @@ pub fn record_class(record: &Record) -> String {
 /// Which Python class a typedef gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TypedefClass {
-    /// A pointer typedef: `CUcontext`, `CUstream`, `CUhostFn`.
+    /// A pointer typedef: an opaque object or a callback.
     Handle,
-    /// An integer typedef: `cuuint32_t`, `CUdevice`, `CUdeviceptr`.
+    /// An integer typedef: an ordinal, an address, a fixed-width integer.
     Scalar,
-    /// A name for a complete record: `CUtensorMap`, `CUDA_MEMCPY2D`.
+    /// A name for a complete record: its tag or its typedef.
     RecordAlias { record: String },
 }
 
@@ -255,4 +255,39 @@ pub fn scalar_primitive(api: &Api, ty: &Type) -> Option<Primitive> {
         Type::Typedef { name } => builtin_typedef(name),
         _ => None,
     }
+}
+
+/// The Cython spelling of `ty` as seen from outside `cydriver`: API type names qualified.
+pub fn cy_qualified(api: &Api, ty: &Type) -> String {
+    qualify(api, &cy_decl(api, ty, ""))
+}
+
+/// Prefixes every API type name in a Cython spelling with `cydriver.`.
+fn qualify(api: &Api, spelled: &str) -> String {
+    let spelled = spelled.replace("cydriver.", "");
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if !word.is_empty() {
+            let known = (api.typedef(word).is_some() && builtin_typedef(word).is_none())
+                || api.record(word).is_some()
+                || api.enumeration(word).is_some()
+                || api.records.iter().any(|r| r.typedef_name.as_deref() == Some(word.as_str()));
+            if known {
+                out.push_str("cydriver.");
+            }
+            out.push_str(word);
+            word.clear();
+        }
+    };
+    for c in spelled.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }

@@ -12,7 +12,11 @@ fn golden_dir() -> PathBuf {
 }
 
 fn options() -> CythonOptions {
-    CythonOptions { command: "cargo xtask generate --lang cython".into(), ..CythonOptions::default() }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let conventions = toml::from_str(&read("cuda-driver.toml")).unwrap();
+    let overrides = ctkgen_cython::Overrides::parse(&read("cuda-driver.cython-params.toml")).unwrap();
+    CythonOptions { command: "cargo xtask generate --lang cython".into(), ..CythonOptions::new(conventions, overrides) }
 }
 
 /// Where one output's golden copy lives: files every fixture renders identically are kept once

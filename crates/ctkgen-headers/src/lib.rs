@@ -14,6 +14,7 @@ mod cuda_home;
 mod error;
 mod hash;
 mod libclang;
+mod library;
 mod pip;
 mod refresh;
 mod wheel;
@@ -23,6 +24,7 @@ pub use catalogue::{Catalogue, Release};
 pub use cuda_home::from_cuda_home;
 pub use error::HeadersError;
 pub use libclang::{locate_libclang, locate_libclang_with, LIBCLANG_WHEEL_VERSION};
+pub use library::{LibraryError, LibraryFiles};
 pub use pip::Pip;
 pub use refresh::refresh_catalogue;
 

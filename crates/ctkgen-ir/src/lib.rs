@@ -19,10 +19,13 @@
 //! with `\n` line endings and ends with a newline.
 
 pub mod abi;
+pub mod conventions;
 pub mod doc;
 pub mod layout;
 
 use serde::{Deserialize, Serialize};
+
+pub use conventions::{LibraryConventions, PythonConventions};
 
 /// Bumped whenever the JSON form changes shape.
 pub const FORMAT_VERSION: u32 = 1;

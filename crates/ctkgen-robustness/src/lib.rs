@@ -49,6 +49,28 @@ pub fn check_header_bytes(bytes: &[u8]) {
     let json = api.to_json();
     let back = Api::from_json(&json).unwrap_or_else(|e| panic!("the model's JSON does not read back: {e}"));
     assert_eq!(back.to_json(), json, "the model's JSON changes on a round trip");
-    let _ = ctkgen_cython::emit(&api, &ctkgen_cython::CythonOptions::default());
-    let _ = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "fuzz"));
+    let _ = ctkgen_cython::emit(&api, cython_options());
+    let _ = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "fuzz"), driver_conventions());
+}
+
+fn driver_files() -> ctkgen_headers::LibraryFiles {
+    ctkgen_headers::LibraryFiles::new(workspace_root().join("headers/libraries"), "cuda-driver")
+}
+
+/// The conventions of the driver described under `headers/libraries/`, loaded once.
+pub fn driver_conventions() -> &'static ctkgen_ir::LibraryConventions {
+    static CONVENTIONS: OnceLock<ctkgen_ir::LibraryConventions> = OnceLock::new();
+    CONVENTIONS.get_or_init(|| driver_files().conventions().expect("the driver's conventions load"))
+}
+
+/// The Cython options for the driver described under `headers/libraries/`, loaded once.
+pub fn cython_options() -> &'static ctkgen_cython::CythonOptions {
+    static OPTIONS: OnceLock<ctkgen_cython::CythonOptions> = OnceLock::new();
+    OPTIONS.get_or_init(|| {
+        let files = driver_files();
+        let conventions = driver_conventions().clone();
+        let params = files.part("cython-params").expect("the driver's overrides are readable");
+        let overrides = ctkgen_cython::Overrides::parse(&params).expect("the driver's overrides parse");
+        ctkgen_cython::CythonOptions::new(conventions, overrides)
+    })
 }

@@ -547,7 +547,7 @@ fn run_batch(
     let fail = |what: String| TestCaseError::fail(format!("{what}\n--- header ---\n{PRELUDE}{source}"));
     let api = parse(dir, "batch.h", &source).map_err(fail)?;
     check_with_gcc(dir, &api, "batch.h").map_err(fail)?;
-    check_cython_storage(&api, &ctkgen_cython::CythonOptions::default()).map_err(fail)?;
+    check_cython_storage(&api, ctkgen_robustness::cython_options()).map_err(fail)?;
 
     let expressible = rust_expressible(specs);
     let chosen: Vec<(usize, &RecordSpec)> = all.iter().copied().filter(|(i, _)| expressible[*i]).collect();
@@ -571,7 +571,11 @@ fn run_batch(
         let subset: Vec<(usize, &RecordSpec)> = needed.iter().map(|i| (*i, &specs[*i])).collect();
         let refused_source = render(prefix, &subset, specs);
         let api = parse(dir, "refused.h", &refused_source).map_err(fail)?;
-        match ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties")) {
+        match ctkgen_rust::emit(
+            &api,
+            &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+            ctkgen_robustness::driver_conventions(),
+        ) {
             Ok(_) => {
                 return Err(fail(format!(
                     "the Rust emitter accepted {prefix}_{index}, packed around an explicit alignment"
@@ -615,7 +619,11 @@ fn emit_collection(
         let kept = std::env::temp_dir().join("ctkgen-layout-properties-rust.h");
         std::fs::write(&kept, format!("{PRELUDE}{source}")).unwrap();
         let api = parse(dir, "collected.h", &source)?;
-        match ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties")) {
+        match ctkgen_rust::emit(
+            &api,
+            &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+            ctkgen_robustness::driver_conventions(),
+        ) {
             Ok(files) => return Ok((files, source, left_out)),
             Err(ctkgen_rust::RustEmitError::UnrepresentableLayout { record, .. })
                 if api.record(&record).is_some_and(|r| r.packed) && collection.drop_record(&record) =>
@@ -630,8 +638,12 @@ fn emit_collection(
 fn build_rust_crate(source: &str) -> Result<(), String> {
     let dir = tempfile::tempdir().unwrap();
     let api = parse(dir.path(), "crate.h", source)?;
-    let files = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "layout properties"))
-        .map_err(|e| format!("rust emitter: {e}"))?;
+    let files = ctkgen_rust::emit(
+        &api,
+        &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+        ctkgen_robustness::driver_conventions(),
+    )
+    .map_err(|e| format!("rust emitter: {e}"))?;
     build_files(dir.path(), files, source)
 }
 
@@ -739,7 +751,7 @@ fn the_checks_catch_a_wrong_model() {
     let source = "struct W { char c; PT_ALIGNAS(32) int x; };\nstruct __attribute__((packed)) P { char c; int x __attribute__((aligned(8))); };\n";
     let api = parse(dir.path(), "w.h", source).unwrap();
     check_with_gcc(dir.path(), &api, "w.h").unwrap();
-    check_cython_storage(&api, &ctkgen_cython::CythonOptions::default()).unwrap();
+    check_cython_storage(&api, ctkgen_robustness::cython_options()).unwrap();
 
     let mut wrong = api.clone();
     let w = wrong.records.iter_mut().find(|r| r.name == "W").unwrap();
@@ -747,10 +759,12 @@ fn the_checks_catch_a_wrong_model() {
     assert!(check_with_gcc(dir.path(), &wrong, "w.h").unwrap_err().contains("offset W.x"));
 
     // The negative-control layout keeps over-aligned records inline.
-    let legacy = ctkgen_cython::CythonOptions { legacy_inline_layout: true, ..Default::default() };
+    let legacy =
+        ctkgen_cython::CythonOptions { legacy_inline_layout: true, ..ctkgen_robustness::cython_options().clone() };
     assert!(check_cython_storage(&api, &legacy).unwrap_err().contains("W (align 32)"));
 
-    let error = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::default()).unwrap_err();
+    let error = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::default(), ctkgen_robustness::driver_conventions())
+        .unwrap_err();
     assert!(error.to_string().contains("`P`"), "{error}");
 }
 

@@ -24,7 +24,7 @@ fn each_anonymous_member_keeps_its_own_record() {
     for (field, record) in t.fields.iter().filter(|f| f.anonymous).zip(["T___anon0", "T___anon1", "T___anon2"]) {
         assert_eq!(field.ty, ctkgen_ir::Type::Record { name: record.into() });
     }
-    ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::default()).unwrap();
+    ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::default(), ctkgen_robustness::driver_conventions()).unwrap();
 }
 
 /// Found by the fuzz target's round trip: float macros that are infinite or NaN became JSON

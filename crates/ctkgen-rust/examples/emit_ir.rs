@@ -10,7 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let api = ctkgen_ir::Api::from_json(&std::fs::read_to_string(&ir)?)?;
     let options = ctkgen_rust::RustOptions::for_api(&api, "cargo run -p ctkgen-rust --example emit_ir");
     let started = std::time::Instant::now();
-    let files = ctkgen_rust::emit(&api, &options)?;
+    let files = ctkgen_rust::emit(&api, &options, &conventions()?)?;
     eprintln!("emitted {} files in {:?}", files.len(), started.elapsed());
     let out = std::path::PathBuf::from(out);
     for file in files {
@@ -19,4 +19,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(path, file.contents)?;
     }
     Ok(())
+}
+
+/// The driver's conventions from the workspace's `headers/libraries/`.
+fn conventions() -> Result<ctkgen_ir::LibraryConventions, Box<dyn std::error::Error>> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries/cuda-driver.toml");
+    Ok(toml::from_str(&std::fs::read_to_string(path)?)?)
 }

@@ -1,4 +1,4 @@
-//! Emits a Rust `-sys` crate for the CUDA driver API from the ctkgen model.
+//! Emits a Rust `-sys` crate for the driver API a ctkgen model describes.
 //!
 //! [`emit`] turns one [`ctkgen_ir::Api`] into the files of a Cargo package: `Cargo.toml`,
 //! `src/lib.rs` with every record, enum, typedef, constant and function of the header, a layout
@@ -87,14 +87,9 @@ pub enum RustEmitError {
     Syntax { file: String, message: String },
 }
 
-/// Emits the package with the CUDA driver's conventions ([`DriverConventions::default`]).
-pub fn emit(api: &Api, options: &RustOptions) -> Result<Vec<OutputFile>, RustEmitError> {
-    emit_with(api, options, &DriverConventions::default())
-}
-
 /// Emits the package for a driver whose library, entry-point lookup and status codes are
 /// described by `conventions`. Pure: no I/O, same bytes for the same input.
-pub fn emit_with(
+pub fn emit(
     api: &Api,
     options: &RustOptions,
     conventions: &DriverConventions,

@@ -156,7 +156,7 @@ pub enum ConstantExpr {
     NullPointer {
         is_const: bool,
     },
-    /// An integer cast to a pointer type (`((CUstream)0x1)`), as an address.
+    /// An integer cast to a pointer type (`((Handle)0x1)`), as an address.
     Address {
         is_const: bool,
         address: u128,

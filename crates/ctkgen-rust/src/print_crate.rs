@@ -350,7 +350,7 @@ fn provenance_line(plan: &Plan) -> String {
         line.push_str(&format!(" of CTK {ctk}"));
     }
     if let Some(version) = p.cuda_version {
-        line.push_str(&format!(" (`CUDA_VERSION` {version})"));
+        line.push_str(&format!(" (`{}` {version})", plan.conventions.version_macro));
     }
     line.push_str(&format!(" for `{}`", p.target));
     line

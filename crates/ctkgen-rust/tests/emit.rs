@@ -5,7 +5,8 @@ mod support;
 use ctkgen_rust::{emit, RustEmitError, RustOptions};
 
 fn lib_rs(api: &ctkgen_ir::Api) -> String {
-    let files = emit(api, &RustOptions::for_api(api, "cargo xtask generate --lang rust")).expect("fixture emits");
+    let files = emit(api, &RustOptions::for_api(api, "cargo xtask generate --lang rust"), support::conventions())
+        .expect("fixture emits");
     files.into_iter().find(|f| f.path == "src/lib.rs").expect("lib.rs").contents
 }
 
@@ -13,8 +14,8 @@ fn lib_rs(api: &ctkgen_ir::Api) -> String {
 fn emits_the_package_files_deterministically() {
     let api = support::api(128);
     let options = RustOptions::for_api(&api, "cargo xtask generate --lang rust");
-    let first = emit(&api, &options).unwrap();
-    let second = emit(&api, &options).unwrap();
+    let first = emit(&api, &options, support::conventions()).unwrap();
+    let second = emit(&api, &options, support::conventions()).unwrap();
     assert_eq!(first, second);
     let paths: Vec<&str> = first.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["Cargo.toml", "examples/driver_info.rs", "src/lib.rs", "tests/layout.rs"]);
@@ -103,7 +104,7 @@ fn packed_with_alignment_is_refused() {
     let mut api = support::api(128);
     let index = api.records.iter().position(|r| r.name == "CUtensorMap_st").unwrap();
     api.records[index].packed = true;
-    let error = emit(&api, &RustOptions::default()).unwrap_err();
+    let error = emit(&api, &RustOptions::default(), support::conventions()).unwrap_err();
     assert!(
         matches!(&error, RustEmitError::UnrepresentableLayout { record, .. } if record == "CUtensorMap_st"),
         "{error}"
@@ -122,7 +123,7 @@ fn alignment_carried_by_a_typedef_is_refused() {
         value: 16,
         mode: ctkgen_ir::LanguageMode::C11,
     });
-    let error = emit(&api, &RustOptions::default()).unwrap_err();
+    let error = emit(&api, &RustOptions::default(), support::conventions()).unwrap_err();
     assert!(error.to_string().contains("typedef `cuuint64_t` carries alignment 16"), "{error}");
 }
 
@@ -130,17 +131,29 @@ fn alignment_carried_by_a_typedef_is_refused() {
 fn bad_input_is_an_error_not_a_panic() {
     let mut api = support::api(128);
     api.records[0].name = "not an ident".into();
-    assert!(matches!(emit(&api, &RustOptions::default()), Err(RustEmitError::InvalidIdentifier { .. })));
+    assert!(matches!(
+        emit(&api, &RustOptions::default(), support::conventions()),
+        Err(RustEmitError::InvalidIdentifier { .. })
+    ));
 
     let mut api = support::api(128);
     api.enums[0].constants[0].value = i128::MAX;
-    assert!(matches!(emit(&api, &RustOptions::default()), Err(RustEmitError::InvalidEnum { .. })));
+    assert!(matches!(
+        emit(&api, &RustOptions::default(), support::conventions()),
+        Err(RustEmitError::InvalidEnum { .. })
+    ));
 
     let mut api = support::api(128);
     let index = api.records.iter().position(|r| r.name == "aligned_middle_st").unwrap();
     api.records[index].fields[1].offset_bits = 8; // would overlap `a`'s successor position
-    assert!(matches!(emit(&api, &RustOptions::default()), Err(RustEmitError::UnrepresentableLayout { .. })));
+    assert!(matches!(
+        emit(&api, &RustOptions::default(), support::conventions()),
+        Err(RustEmitError::UnrepresentableLayout { .. })
+    ));
 
     let options = RustOptions { command: "two\nlines".into(), ..RustOptions::default() };
-    assert!(matches!(emit(&support::api(128), &options), Err(RustEmitError::InvalidOption { .. })));
+    assert!(matches!(
+        emit(&support::api(128), &options, support::conventions()),
+        Err(RustEmitError::InvalidOption { .. })
+    ));
 }

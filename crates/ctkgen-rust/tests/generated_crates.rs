@@ -30,7 +30,7 @@ fn workspace(crates: &[(String, Api)], extra: &[ExtraFile]) -> tempfile::TempDir
     for (name, api) in crates {
         let options =
             RustOptions { crate_name: name.clone(), ..RustOptions::for_api(api, "ctkgen-rust generated_crates test") };
-        let files = emit(api, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let files = emit(api, &options, support::conventions()).unwrap_or_else(|e| panic!("{name}: {e}"));
         for file in files {
             let path = dir.path().join(name).join(&file.path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -89,7 +89,7 @@ fn fixture_crates_build_pass_clippy_and_their_tests() {
         };
         let api = Api::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         // Headers Rust cannot express are covered by the golden error files.
-        if emit(&api, &RustOptions::default()).is_ok() {
+        if emit(&api, &RustOptions::default(), support::conventions()).is_ok() {
             let name = format!("golden-{}-sys", case.replace('_', "-"));
             let header = golden.join("../../headers").join(format!("{case}.h"));
             if let Some(test) = c_agreement_test(&name, &api, &header) {

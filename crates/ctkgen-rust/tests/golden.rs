@@ -5,6 +5,8 @@
 //! Rust cannot express. Accept new output with
 //! `CTKGEN_ACCEPT=1 cargo test -p ctkgen-rust --test golden`.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use ctkgen_ir::Api;
@@ -39,9 +41,13 @@ fn fixture_headers_match_golden_output() {
     let cases = cases();
     assert!(!cases.is_empty(), "no fixture IR under {}", golden_dir().display());
     for (case, api) in &cases {
-        let expected_files: Vec<(String, String)> = match emit(api, &options(api)) {
+        let expected_files: Vec<(String, String)> = match emit(api, &options(api), support::conventions()) {
             Ok(files) => {
-                assert_eq!(Ok(files.clone()), emit(api, &options(api)), "{case}: output is not deterministic");
+                assert_eq!(
+                    Ok(files.clone()),
+                    emit(api, &options(api), support::conventions()),
+                    "{case}: output is not deterministic"
+                );
                 files.into_iter().map(|f| (f.path.replace('/', "__"), f.contents)).collect()
             }
             Err(error) => vec![("error.txt".into(), format!("{error}\n"))],
@@ -79,7 +85,7 @@ fn headers_rust_cannot_express_fail_with_the_type_named() {
     let cases = cases();
     let error_of = |case: &str| {
         let (_, api) = cases.iter().find(|(c, _)| c == case).unwrap_or_else(|| panic!("fixture {case}"));
-        emit(api, &options(api)).unwrap_err().to_string()
+        emit(api, &options(api), support::conventions()).unwrap_err().to_string()
     };
     let packed_aligned = error_of("packed_aligned");
     assert!(packed_aligned.contains("`PackedAligned`") && packed_aligned.contains("packed"), "{packed_aligned}");

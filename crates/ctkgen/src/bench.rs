@@ -38,11 +38,13 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
     mark(STAGES[1], &mut stages);
     let api = readings.into_api()?;
     mark(STAGES[2], &mut stages);
+    let library = ws.library(crate::DRIVER_LIBRARY)?;
     let options = |languages| GenerateOptions {
         languages,
         python_package: "ctkgen_cuda".into(),
         legacy_inline_layout: false,
         command: "cargo xtask bench".into(),
+        library: library.clone(),
     };
     let mut files = crate::emit(&api, &headers, &options(Languages::Cython))?;
     mark(STAGES[3], &mut stages);

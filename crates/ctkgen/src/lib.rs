@@ -40,6 +40,21 @@ pub enum PipelineError {
     OutputNotFolder { path: PathBuf },
     #[error("output folder {path} is locked by another ctkgen run")]
     Locked { path: PathBuf },
+    #[error(transparent)]
+    Library(#[from] ctkgen_headers::LibraryError),
+    #[error("{path}: invalid output-parameter overrides")]
+    Overrides { path: PathBuf, source: ctkgen_cython::CythonEmitError },
+}
+
+/// The library the catalogue's headers declare, described under `headers/libraries/`.
+pub const DRIVER_LIBRARY: &str = "cuda-driver";
+
+/// What the emitters need to know about the bound library beyond its declarations.
+#[derive(Debug, Clone)]
+pub struct Library {
+    pub conventions: ctkgen_ir::LibraryConventions,
+    /// Output-parameter overrides for the Cython emitter (`<name>.cython-params.toml`).
+    pub cython_params: ctkgen_cython::Overrides,
 }
 
 /// The repository a run works in: where the catalogue, the stand-in headers and the cache are.
@@ -70,6 +85,16 @@ impl Workspace {
     /// The pinned stand-ins for the system headers `cuda.h` includes.
     pub fn system_include_dir(&self) -> PathBuf {
         self.root.join("headers").join("include")
+    }
+
+    /// The description of library `name` under `headers/libraries/`.
+    pub fn library(&self, name: &str) -> Result<Library, PipelineError> {
+        let files = ctkgen_headers::LibraryFiles::new(self.root.join("headers").join("libraries"), name);
+        let conventions = files.conventions()?;
+        let params = files.part("cython-params")?;
+        let cython_params = ctkgen_cython::Overrides::parse(&params)
+            .map_err(|source| PipelineError::Overrides { path: files.part_path("cython-params"), source })?;
+        Ok(Library { conventions, cython_params })
     }
 
     /// Default output folder for one source: `target/ctkgen/<label>`.
@@ -196,6 +221,8 @@ pub struct GenerateOptions {
     pub legacy_inline_layout: bool,
     /// The command line recorded in every file's first line.
     pub command: String,
+    /// The bound library's conventions and overrides ([`Workspace::library`]).
+    pub library: Library,
 }
 
 /// Runs the emitters; Cython output goes under `python/`, Rust under `rust/`. For a CTK the
@@ -226,14 +253,14 @@ fn emit_cython(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, 
         python_package: options.python_package.clone(),
         command: options.command.clone(),
         legacy_inline_layout: options.legacy_inline_layout,
-        ..ctkgen_cython::CythonOptions::default()
+        ..ctkgen_cython::CythonOptions::new(options.library.conventions.clone(), options.library.cython_params.clone())
     };
     Ok(ctkgen_cython::emit(api, &cython)?)
 }
 
 fn emit_rust(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
     let rust = ctkgen_rust::RustOptions::for_api(api, options.command.clone());
-    Ok(ctkgen_rust::emit(api, &rust)?
+    Ok(ctkgen_rust::emit(api, &rust, &options.library.conventions)?
         .into_iter()
         .map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents })
         .collect())

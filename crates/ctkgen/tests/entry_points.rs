@@ -14,6 +14,7 @@ fn emitted_loaders_use_the_lookup_name_and_version() {
         python_package: "ctkgen_cuda".into(),
         legacy_inline_layout: false,
         command: "test".into(),
+        library: common::workspace().library(ctkgen::DRIVER_LIBRARY).unwrap(),
     };
     let files = ctkgen::emit(&api, &headers, &options).unwrap();
     let file =

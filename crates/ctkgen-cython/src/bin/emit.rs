@@ -2,16 +2,22 @@
 //!
 //! `ctkgen-cython-emit --ir IR.json --out DIR [--package NAME] [--legacy-inline-layout]`
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ctkgen_cython::{emit, CythonOptions};
+use ctkgen_cython::{emit, CythonOptions, Overrides};
 use ctkgen_ir::Api;
 
 fn main() -> ExitCode {
     let mut ir = None;
     let mut out = None;
-    let mut options = CythonOptions { command: "ctkgen-cython-emit".into(), ..CythonOptions::default() };
+    let mut options = match shipped_options() {
+        Ok(options) => CythonOptions { command: "ctkgen-cython-emit".into(), ..options },
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -65,4 +71,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The options for the library described in the workspace's `headers/libraries/cuda-driver*.toml`.
+fn shipped_options() -> Result<CythonOptions, String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries");
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let conventions =
+        toml::from_str(&read("cuda-driver.toml")?).map_err(|e| format!("cuda-driver.toml: {}", e.message()))?;
+    let overrides = Overrides::parse(&read("cuda-driver.cython-params.toml")?).map_err(|e| e.to_string())?;
+    Ok(CythonOptions::new(conventions, overrides))
 }

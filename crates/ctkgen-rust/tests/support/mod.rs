@@ -452,3 +452,12 @@ pub fn api(tensor_map_align: u64) -> Api {
         constants,
     }
 }
+
+/// The driver's conventions, as the pipeline loads them from `headers/libraries/`.
+pub fn conventions() -> &'static ctkgen_ir::LibraryConventions {
+    static CONVENTIONS: std::sync::OnceLock<ctkgen_ir::LibraryConventions> = std::sync::OnceLock::new();
+    CONVENTIONS.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries/cuda-driver.toml");
+        toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    })
+}

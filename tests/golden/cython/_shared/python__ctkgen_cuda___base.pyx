@@ -255,7 +255,7 @@ cdef void* _addr_of(object value) except? NULL:
 
 cdef void* _void_ptr(object value) except? NULL:
     """The pointer a `void *` argument carries: an int is the address itself; a handle or an
-    integer typedef object (CUdeviceptr) carries its value, not the address of its storage; a
+    integer typedef object (a device address) carries its value, not the address of its storage; a
     record is its own storage; a buffer is its data; None is NULL."""
     cdef Py_buffer view
     cdef void* address
@@ -491,7 +491,7 @@ cdef int _scalar_init(_Scalar self, object init_value, object ptr) except -1:
 
 @cython.freelist(16)
 cdef class _Scalar:
-    """Base of integer typedef classes (cuuint32_t, CUdevice, CUdeviceptr, ...)."""
+    """Base of integer typedef classes (device ordinals, device addresses, fixed-width integers)."""
 
     cdef object _value(self):
         cdef unsigned long long raw = 0

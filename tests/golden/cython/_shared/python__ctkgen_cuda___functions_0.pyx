@@ -12,10 +12,6 @@ from cpython.sequence cimport PySequence_Fast_GET_SIZE, PySequence_Fast_GET_ITEM
 from ._base cimport (_Record, _Handle, _Scalar, _void_ptr, _kernel_params, _handle_addr, _record_addr, _enum_value, _new,
                      _new_handle, _new_scalar, _new_record_copy, _bytes_at, _aligned_block)
 from libc.stdlib cimport free
-from ._enums import CUresult as _EC_CUresult
-cdef dict _E_CUresult = _EC_CUresult._value2member_map_
-# The member returned by every successful call, looked up once.
-cdef object _SUCCESS = _EC_CUresult(0)
 
 # A call's result tuple is reused when nobody else holds the previous one (the caller unpacked
 # and dropped it), as CPython's zip() reuses its tuples; a call then allocates no tuple. Each

@@ -53,7 +53,6 @@ cdef int _load_driver() except -1:
             detail = reason.decode(errors="replace") if reason != NULL else "unknown reason"
             raise CUDADriverNotFoundError(f"CUDA driver not found: cannot load {library} ({detail})")
         _per_thread = os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") == "1"
-        _get_proc_address = <_get_proc_address_t>dlsym(handle, "cuGetProcAddress_v2")
         _driver = handle
     return 0
 

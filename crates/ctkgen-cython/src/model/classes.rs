@@ -1,0 +1,230 @@
+//! The Python classes: enums, records and the handle and integer wrappers.
+
+use std::collections::BTreeMap;
+
+use ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT;
+use ctkgen_ir::{Api, Type};
+use serde::Serialize;
+
+use super::nameable::is_nameable;
+use super::pxd::flattened_fields;
+use crate::names::{docstring, py_ident};
+use crate::types::{
+    cy_qualified, enum_class, record_class, record_cy_name, scalar_primitive, typedef_base, typedef_class, value_kind,
+    TypedefClass, ValueKind,
+};
+use crate::CythonOptions;
+
+#[derive(Debug, Serialize)]
+pub struct EnumView {
+    pub class: String,
+    pub aliases: Vec<String>,
+    pub members: Vec<(String, String)>,
+    pub doc: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MemberView {
+    pub name: String,
+    pub py_name: String,
+    pub kind: ValueKind,
+    /// Cython spelling of the member type (for casts).
+    pub cy_type: String,
+    /// For arrays: Cython spelling of the element type.
+    pub element_cy_type: String,
+    /// A `void *` member: it takes a wrapper's value (a device address), as `void *`
+    /// arguments do, not the address of the wrapper's storage.
+    pub void_pointer: bool,
+    pub doc: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordView {
+    pub class: String,
+    /// The C record name (IR name).
+    pub record: String,
+    pub cy_name: String,
+    pub size: u64,
+    pub align: u64,
+    /// Storage decision: a separately allocated block aligned to `align`.
+    pub aligned_block: bool,
+    /// Negative control: over-aligned value stored by value inside the object.
+    pub legacy_inline: bool,
+    pub members: Vec<MemberView>,
+    /// Typedef names that become subclasses, in base-before-derived order: `(class, base)`.
+    pub aliases: Vec<(String, String)>,
+    /// The record has a pointer member, here or in a nested record, whose setter keeps the
+    /// object it points into alive; only such records are garbage-collector objects.
+    pub holds_refs: bool,
+    pub doc: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WrapperView {
+    pub class: String,
+    pub base: Option<String>,
+    pub cy_type: String,
+    pub signed: bool,
+    pub doc: String,
+}
+
+pub(super) fn enums(api: &Api) -> Vec<EnumView> {
+    let mut typedef_aliases = crate::aliases::enum_typedef_aliases(api);
+    api.enums
+        .iter()
+        .map(|e| {
+            let class = enum_class(api, &e.name);
+            let mut aliases: Vec<String> = e.typedef_names.iter().filter(|n| **n != class).cloned().collect();
+            if e.name != class {
+                aliases.push(e.name.clone());
+            }
+            aliases.extend(typedef_aliases.remove(&e.name).unwrap_or_default());
+            EnumView {
+                class,
+                aliases,
+                members: e.constants.iter().map(|c| (c.name.clone(), c.value.to_string())).collect(),
+                doc: e.doc.as_deref().map(docstring).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
+    // Alias typedefs per record, base before derived.
+    let mut aliases: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut typedef_names: Vec<&str> = api.typedefs.iter().map(|t| t.name.as_str()).collect();
+    typedef_names.sort_by_key(|n| (typedef_depth(api, n), n.to_string()));
+    for name in typedef_names {
+        if let Some(TypedefClass::RecordAlias { record }) = typedef_class(api, name) {
+            if let Some(base) = typedef_base(api, name) {
+                aliases.entry(record).or_default().push((name.to_string(), base));
+            }
+        }
+    }
+    let mut views = Vec::new();
+    for record in api.records.iter().filter(|r| r.complete && is_nameable(api, r)) {
+        let over_aligned = record.is_over_aligned(PYTHON_OBJECT_ALIGNMENT);
+        let mut members = Vec::new();
+        for (field, _) in flattened_fields(api, record) {
+            let kind = value_kind(api, &field.ty);
+            let element_cy_type = match api.resolve(&field.ty) {
+                Type::Array { element, .. } => cy_qualified(api, element),
+                _ => String::new(),
+            };
+            members.push(MemberView {
+                name: field.name.clone(),
+                py_name: py_ident(&field.name),
+                kind: supported_member(kind),
+                cy_type: cy_qualified(api, &field.ty),
+                element_cy_type,
+                void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
+                doc: field.doc.as_deref().map(docstring).unwrap_or_default(),
+            });
+        }
+        views.push(RecordView {
+            class: record_class(record),
+            record: record.name.clone(),
+            cy_name: record_cy_name(record),
+            size: record.size,
+            align: record.align,
+            aligned_block: over_aligned && !options.legacy_inline_layout,
+            legacy_inline: over_aligned && options.legacy_inline_layout,
+            members,
+            aliases: aliases.remove(&record.name).unwrap_or_default(),
+            holds_refs: false,
+            doc: record.doc.as_deref().map(docstring).unwrap_or_default(),
+        });
+    }
+    mark_records_holding_refs(&mut views);
+    views
+}
+
+/// Sets `holds_refs` on every record with a pointer member of its own or inside a record it
+/// contains by value (arrays included). By-value containment cannot be cyclic.
+fn mark_records_holding_refs(views: &mut [RecordView]) {
+    fn holds(kind: &ValueKind, by_record: &BTreeMap<&str, &RecordView>, memo: &mut BTreeMap<String, bool>) -> bool {
+        match kind {
+            ValueKind::Pointer => true,
+            ValueKind::Array { element, .. } => holds(element, by_record, memo),
+            ValueKind::Record { record, .. } => record_holds(record, by_record, memo),
+            _ => false,
+        }
+    }
+    fn record_holds(record: &str, by_record: &BTreeMap<&str, &RecordView>, memo: &mut BTreeMap<String, bool>) -> bool {
+        if let Some(&known) = memo.get(record) {
+            return known;
+        }
+        let found = by_record
+            .get(record)
+            .is_some_and(|view| view.members.iter().any(|member| holds(&member.kind, by_record, memo)));
+        memo.insert(record.to_string(), found);
+        found
+    }
+    let mut memo = BTreeMap::new();
+    let marks: Vec<bool> = {
+        let by_record: BTreeMap<&str, &RecordView> = views.iter().map(|v| (v.record.as_str(), v)).collect();
+        views.iter().map(|v| record_holds(&v.record, &by_record, &mut memo)).collect()
+    };
+    for (view, mark) in views.iter_mut().zip(marks) {
+        view.holds_refs = mark;
+    }
+}
+
+/// Members the record classes can convert; anything else is exposed as raw bytes.
+fn supported_member(kind: ValueKind) -> ValueKind {
+    match kind {
+        ValueKind::Array { element, len } => match *element {
+            ValueKind::Int
+            | ValueKind::Float
+            | ValueKind::Enum { .. }
+            | ValueKind::Scalar { .. }
+            | ValueKind::Handle { .. }
+            | ValueKind::Pointer
+            | ValueKind::Record { .. } => ValueKind::Array { element, len },
+            _ => ValueKind::Opaque,
+        },
+        other => other,
+    }
+}
+
+pub(super) fn wrappers(api: &Api) -> (Vec<WrapperView>, Vec<WrapperView>) {
+    let mut handles = Vec::new();
+    let mut scalars = Vec::new();
+    // Base classes first: sort by typedef depth.
+    let mut names: Vec<&ctkgen_ir::Typedef> = api.typedefs.iter().collect();
+    names.sort_by_key(|t| (typedef_depth(api, &t.name), t.name.clone()));
+    for def in names {
+        let base = match &def.ty {
+            Type::Typedef { name } if typedef_class(api, name).is_some() => Some(name.clone()),
+            _ => None,
+        };
+        let doc = def.doc.as_deref().map(docstring).unwrap_or_default();
+        match typedef_class(api, &def.name) {
+            Some(TypedefClass::Handle) => handles.push(WrapperView {
+                class: def.name.clone(),
+                base,
+                cy_type: def.name.clone(),
+                signed: false,
+                doc,
+            }),
+            Some(TypedefClass::Scalar) => scalars.push(WrapperView {
+                class: def.name.clone(),
+                base,
+                cy_type: def.name.clone(),
+                signed: scalar_primitive(api, &def.ty).is_some_and(|p| p.is_signed_integer()),
+                doc,
+            }),
+            _ => {}
+        }
+    }
+    (handles, scalars)
+}
+
+/// How many typedefs `name` goes through before reaching a type that is not a typedef; sorting
+/// by it puts base classes before the classes derived from them.
+fn typedef_depth(api: &Api, name: &str) -> usize {
+    match api.typedef(name).map(|d| &d.ty) {
+        Some(Type::Typedef { name: inner }) => 1 + typedef_depth(api, inner),
+        _ => 0,
+    }
+}

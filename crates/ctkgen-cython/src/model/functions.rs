@@ -1,0 +1,143 @@
+//! The Python entry points: which functions are wrapped and how each parameter is passed.
+
+use ctkgen_ir::{Api, Type};
+use serde::Serialize;
+
+use super::param_kind::{param_view, ParamView};
+use super::RESULT_REUSE_MAX;
+use crate::names::{docstring, py_ident};
+use crate::params::{classify, ParamClass, Unclassified};
+use crate::types::cy_decl;
+use crate::CythonOptions;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionView {
+    pub name: String,
+    /// The name the proc-address lookup is asked for with `first_version` (the IR's `lookup_name`).
+    pub lookup_name: String,
+    pub symbol: String,
+    pub per_thread_symbol: Option<String>,
+    pub first_version: u32,
+    pub per_thread_first_version: u32,
+    /// The parameter list in Cython syntax without the return type and name.
+    pub c_params: String,
+    pub c_arg_names: String,
+    /// Parameter types, for the function-pointer typedef.
+    pub c_types: String,
+    pub params: Vec<ParamView>,
+    /// How many values come back after the status.
+    pub outputs: usize,
+    /// Whether the result tuple goes through the reused-tuple helpers (few enough items).
+    pub reuse_result: bool,
+    /// Whether any parameter needs memory freed after the call (the call sits in `try`).
+    pub cleanup: bool,
+    /// Whether the call runs with the GIL released (all but the `keep_gil` overrides).
+    pub release_gil: bool,
+    pub doc: String,
+    pub signature: String,
+    pub stub_returns: String,
+}
+
+/// The wrapped functions (those returning the status type), the classification report and the
+/// parameters the classification could not decide.
+pub(super) fn functions(
+    api: &Api,
+    options: &CythonOptions,
+    result_class: Option<&str>,
+) -> (Vec<FunctionView>, Vec<String>, Vec<Unclassified>) {
+    let result_type = &options.conventions.result_type;
+    let mut views = Vec::new();
+    let mut report = Vec::new();
+    let mut unclassified = Vec::new();
+    for function in &api.functions {
+        let returns_result = matches!(&function.ret, Type::Typedef { name } if name == result_type);
+        if !returns_result {
+            report.push(format!(
+                "{}: skipped, returns {} instead of {result_type}",
+                function.name,
+                ctkgen_ir::abi::c_decl(api, &function.ret, "")
+            ));
+            continue;
+        }
+        let decisions = classify(api, function, &options.overrides);
+        let mut classes = Vec::new();
+        for (param, decision) in function.params.iter().zip(decisions) {
+            let (class, reason) = match decision {
+                Ok(d) => (d.class, d.reason),
+                Err(u) => {
+                    report.push(format!(
+                        "{}.{}: UNCLASSIFIED ({}), passed as a raw address",
+                        u.function, u.param, u.c_type
+                    ));
+                    unclassified.push(u);
+                    (ParamClass::Address, "unclassified")
+                }
+            };
+            if reason != "by value" {
+                report.push(format!("{}.{}: {} ({reason})", function.name, param.name, class_label(&class)));
+            }
+            classes.push(class);
+        }
+        // Length parameters that go in and come back: their out arrays read the new count.
+        let inout_names: Vec<&str> = function
+            .params
+            .iter()
+            .zip(&classes)
+            .filter(|(_, c)| matches!(c, ParamClass::InOut(_)))
+            .map(|(p, _)| p.name.as_str())
+            .collect();
+        let params: Vec<ParamView> = function
+            .params
+            .iter()
+            .zip(classes)
+            .map(|(param, class)| param_view(api, &param.name, &param.ty, class, &inout_names))
+            .collect();
+        let c_params: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, &py_ident(&p.name))).collect();
+        let c_types: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, "")).collect();
+        let outputs = params.iter().filter(|p| p.output).count();
+        // Length parameters of out arrays stay inputs; everything else in signature order.
+        let signature: Vec<String> =
+            params.iter().filter(|p| p.arg_type.is_some()).map(|p| p.py_name.clone()).collect();
+        let mut stub_returns = vec![result_class.unwrap_or(result_type).to_string()];
+        stub_returns.extend(params.iter().filter(|p| p.output).map(|p| p.stub_type.clone()));
+        let cleanup = params.iter().any(|p| p.cleanup);
+        views.push(FunctionView {
+            name: function.name.clone(),
+            lookup_name: function.lookup_name.clone(),
+            symbol: function.symbol.clone(),
+            per_thread_symbol: function.per_thread_symbol.clone(),
+            first_version: function.first_version.unwrap_or(0),
+            per_thread_first_version: function.per_thread_first_version.or(function.first_version).unwrap_or(0),
+            c_params: c_params.join(", "),
+            c_arg_names: function.params.iter().map(|p| py_ident(&p.name)).collect::<Vec<_>>().join(", "),
+            c_types: c_types.join(", "),
+            params,
+            outputs,
+            reuse_result: outputs < RESULT_REUSE_MAX,
+            cleanup,
+            release_gil: !options.overrides.keep_gil.contains(&function.name),
+            doc: function.doc.as_deref().map(docstring).unwrap_or_default(),
+            signature: signature.join(", "),
+            stub_returns: format!("tuple[{}]", stub_returns.join(", ")),
+        });
+    }
+    (views, report, unclassified)
+}
+
+fn class_label(class: &ParamClass) -> &'static str {
+    match class {
+        ParamClass::Value(_) => "value",
+        ParamClass::Str => "string",
+        ParamClass::Address => "address",
+        ParamClass::RecordIn { .. } => "record input",
+        ParamClass::Array(_) => "input list",
+        ParamClass::RecordArray { .. } => "input list of records",
+        ParamClass::OutString => "output string",
+        ParamClass::KernelParams => "kernel parameters",
+        ParamClass::Out(_) => "output",
+        ParamClass::OutArray { .. } => "output array",
+        ParamClass::OutBytes { .. } => "output bytes",
+        ParamClass::OutBorrowed { .. } => "output array owned by the driver",
+        ParamClass::InOut(_) => "in/out",
+    }
+}

@@ -1,0 +1,334 @@
+//! How each parameter of a wrapped function is passed: the [`ParamKind`] the pass decides from
+//! the classification, printed by one macro per kind in `_functions.pyx.j2`.
+
+use ctkgen_ir::{Api, Type};
+use serde::Serialize;
+
+use crate::names::py_ident;
+use crate::params::ParamClass;
+use crate::types::{cy_qualified, ValueKind};
+
+/// How one element of a list, or one in/out value, converts between Python and C.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Element {
+    Handle,
+    Scalar,
+    Enum,
+    Record,
+    Address,
+    Float,
+    Int,
+}
+
+impl Element {
+    fn of(kind: &ValueKind) -> Element {
+        match kind {
+            ValueKind::Handle { .. } => Element::Handle,
+            ValueKind::Scalar { .. } => Element::Scalar,
+            ValueKind::Enum { .. } => Element::Enum,
+            ValueKind::Record { .. } => Element::Record,
+            ValueKind::Pointer => Element::Address,
+            ValueKind::Float => Element::Float,
+            _ => Element::Int,
+        }
+    }
+}
+
+/// Which wrapper an output object is: the callee writes into its storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObjectKind {
+    Scalar,
+    Handle,
+    Record,
+}
+
+/// How a parameter is passed; the template has one macro per kind. Inputs are arguments of the
+/// Python function; outputs are allocated by the wrapper and returned after the status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ParamKind {
+    /// An integer, float or integer-typedef value, passed as is.
+    Value,
+    /// An enum member, passed as its integer value.
+    EnumValue,
+    /// A handle object, passed as the pointer it holds.
+    Handle,
+    /// A raw address: an int, None, a buffer, or an object that holds a pointer.
+    Address,
+    /// `const char *` from `str` or `bytes` (None is NULL).
+    Str,
+    /// A pointer to the caller's record object, read (and possibly written) in place.
+    RecordIn,
+    /// A record passed by value.
+    RecordValue,
+    /// A list converted into a C array (on the stack when short).
+    Array { element: Element },
+    /// A list of records copied into a C array aligned as the record is.
+    RecordArray { align: u64 },
+    /// `void **` kernel parameters: a list of argument values converted for the launch.
+    KernelParams,
+    /// `const char **` the callee points at a string it owns.
+    OutString,
+    /// An integer or float the callee writes.
+    OutValue,
+    /// An enum the callee writes.
+    OutEnum,
+    /// A pointer the callee writes, returned as an int.
+    OutAddress,
+    /// A wrapper object allocated here, whose storage the callee writes.
+    OutObject { object: ObjectKind },
+    /// A buffer of `len` elements the callee fills, returned as bytes: whole (`raw`, data) or
+    /// up to the first NUL (text). `len_inout`: `len` is an in/out count.
+    OutBytes { len: String, raw: bool, len_inout: bool },
+    /// An array of `len` elements the callee fills, returned as a list. `len_inout`: `len` is an
+    /// in/out count; its value on return says how many elements were written.
+    OutArray { element: Element, len: String, len_inout: bool },
+    /// `const T **` the callee points at an array it owns; the output `len` counts it.
+    OutBorrowed { element: Element, len: String },
+    /// A value read from the argument and written back by the callee, then returned.
+    InOut { element: Element },
+}
+
+impl ParamKind {
+    /// Whether the parameter's value is returned after the status.
+    pub fn is_output(&self) -> bool {
+        !matches!(
+            self,
+            ParamKind::Value
+                | ParamKind::EnumValue
+                | ParamKind::Handle
+                | ParamKind::Address
+                | ParamKind::Str
+                | ParamKind::RecordIn
+                | ParamKind::RecordValue
+                | ParamKind::Array { .. }
+                | ParamKind::RecordArray { .. }
+                | ParamKind::KernelParams
+        )
+    }
+
+    /// Whether the wrapper allocates memory it frees after the call.
+    pub fn needs_cleanup(&self) -> bool {
+        matches!(
+            self,
+            ParamKind::Array { .. }
+                | ParamKind::RecordArray { .. }
+                | ParamKind::KernelParams
+                | ParamKind::OutBytes { .. }
+                | ParamKind::OutArray { .. }
+        )
+    }
+
+    /// The Python type an output has in the type stubs (`class` when it is an object of one).
+    fn stub_type(&self, class: Option<&str>) -> String {
+        match self {
+            ParamKind::OutBytes { .. } | ParamKind::OutString => "bytes".into(),
+            ParamKind::OutArray { .. } | ParamKind::OutBorrowed { .. } => "list".into(),
+            ParamKind::OutAddress => "int".into(),
+            _ => class.unwrap_or("int").to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ParamView {
+    pub py_name: String,
+    #[serde(flatten)]
+    pub kind: ParamKind,
+    /// Cython type of the `def` argument, when the parameter is one.
+    pub arg_type: Option<String>,
+    /// Cython spelling of the parameter's C type, for the cast in the call.
+    pub c_type: String,
+    /// Cython type of what the parameter points at (outputs, arrays, in/out values).
+    pub cy_type: String,
+    /// Python class of the value (record, handle, integer typedef, enum), if any.
+    pub class: Option<String>,
+    /// Whether the value is returned after the status.
+    pub output: bool,
+    /// Whether the wrapper frees memory for it after the call.
+    pub cleanup: bool,
+    /// Its type in the stubs, for outputs.
+    pub stub_type: String,
+}
+
+/// What `ty` points at, through typedefs.
+fn pointee_of(api: &Api, ty: &Type) -> Type {
+    let mut current = ty;
+    loop {
+        match current {
+            Type::Pointer { pointee, .. } => return (**pointee).clone(),
+            Type::Typedef { name } => match api.typedef(name) {
+                Some(def) => current = &def.ty,
+                None => return Type::Void,
+            },
+            _ => return Type::Void,
+        }
+    }
+}
+
+/// The class a value kind converts through, if it has one.
+fn class_of(kind: &ValueKind) -> Option<String> {
+    match kind {
+        ValueKind::Handle { class }
+        | ValueKind::Scalar { class }
+        | ValueKind::Record { class, .. }
+        | ValueKind::Enum { class } => Some(class.clone()),
+        _ => None,
+    }
+}
+
+/// Decides how the parameter `name: ty`, classified as `class`, is passed. `inout_names` are
+/// the function's in/out parameters (counts that go in and come back).
+pub(super) fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, inout_names: &[&str]) -> ParamView {
+    let object = Some("object".to_string());
+    let pointee = || cy_qualified(api, &pointee_of(api, ty));
+    let (kind, arg_type, cy_type, class) = match class {
+        ParamClass::Value(value) => match value {
+            ValueKind::Int | ValueKind::Float => (ParamKind::Value, Some(cy_qualified(api, ty)), String::new(), None),
+            ValueKind::Scalar { class } => (ParamKind::Value, Some(cy_qualified(api, ty)), String::new(), Some(class)),
+            ValueKind::Enum { class } => (ParamKind::EnumValue, Some("long long".into()), String::new(), Some(class)),
+            ValueKind::Handle { class } => (ParamKind::Handle, object, String::new(), Some(class)),
+            ValueKind::Record { class, .. } => (ParamKind::RecordValue, object, String::new(), Some(class)),
+            _ => (ParamKind::Address, object, String::new(), None),
+        },
+        ParamClass::Str => (ParamKind::Str, object, String::new(), None),
+        ParamClass::Address => (ParamKind::Address, object, String::new(), None),
+        ParamClass::RecordIn { class, .. } => (ParamKind::RecordIn, object, String::new(), Some(class)),
+        ParamClass::Array(element) => (ParamKind::Array { element: Element::of(&element) }, object, pointee(), None),
+        ParamClass::RecordArray { class, record } => {
+            let align = api.record(&record).map(|r| r.align).unwrap_or(1);
+            (ParamKind::RecordArray { align }, object, pointee(), Some(class))
+        }
+        ParamClass::OutString => (ParamKind::OutString, None, "const char*".into(), None),
+        ParamClass::KernelParams => (ParamKind::KernelParams, object, String::new(), None),
+        ParamClass::Out(value) => match value {
+            ValueKind::Int | ValueKind::Float => (ParamKind::OutValue, None, pointee(), None),
+            ValueKind::Enum { class } => (ParamKind::OutEnum, None, pointee(), Some(class)),
+            ValueKind::Pointer => (ParamKind::OutAddress, None, "void*".into(), None),
+            ValueKind::Scalar { class } => {
+                (ParamKind::OutObject { object: ObjectKind::Scalar }, None, pointee(), Some(class))
+            }
+            ValueKind::Handle { class } => {
+                (ParamKind::OutObject { object: ObjectKind::Handle }, None, pointee(), Some(class))
+            }
+            ValueKind::Record { class, .. } => {
+                (ParamKind::OutObject { object: ObjectKind::Record }, None, pointee(), Some(class))
+            }
+            _ => unreachable!("out_class admits only the kinds above"),
+        },
+        ParamClass::OutBytes { len } => {
+            (ParamKind::OutBytes { len: py_ident(&len), raw: true, len_inout: false }, None, pointee(), None)
+        }
+        ParamClass::OutBorrowed { element, len } => {
+            let inner = pointee_of(api, &pointee_of(api, ty));
+            let class = class_of(&element);
+            let kind = ParamKind::OutBorrowed { element: Element::of(&element), len: py_ident(&len) };
+            (kind, None, cy_qualified(api, &inner), class)
+        }
+        ParamClass::OutArray { element, len } => {
+            let len_inout = inout_names.contains(&len.as_str());
+            let len = py_ident(&len);
+            match element {
+                ValueKind::CharArray { .. } => {
+                    (ParamKind::OutBytes { len, raw: false, len_inout }, None, pointee(), None)
+                }
+                element => {
+                    let class = class_of(&element);
+                    (ParamKind::OutArray { element: Element::of(&element), len, len_inout }, None, pointee(), class)
+                }
+            }
+        }
+        ParamClass::InOut(value) => {
+            let class = match &value {
+                ValueKind::Enum { class } | ValueKind::Handle { class } | ValueKind::Scalar { class } => {
+                    Some(class.clone())
+                }
+                _ => None,
+            };
+            (ParamKind::InOut { element: Element::of(&value) }, object, pointee(), class)
+        }
+    };
+    ParamView {
+        py_name: py_ident(name),
+        arg_type,
+        c_type: cy_qualified(api, ty),
+        cy_type,
+        output: kind.is_output(),
+        cleanup: kind.needs_cleanup(),
+        stub_type: kind.stub_type(class.as_deref()),
+        class,
+        kind,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One value of every kind; the match makes a new kind a compile error here until listed.
+    fn every_kind() -> Vec<ParamKind> {
+        let element = Element::Int;
+        let all = vec![
+            ParamKind::Value,
+            ParamKind::EnumValue,
+            ParamKind::Handle,
+            ParamKind::Address,
+            ParamKind::Str,
+            ParamKind::RecordIn,
+            ParamKind::RecordValue,
+            ParamKind::Array { element },
+            ParamKind::RecordArray { align: 1 },
+            ParamKind::KernelParams,
+            ParamKind::OutString,
+            ParamKind::OutValue,
+            ParamKind::OutEnum,
+            ParamKind::OutAddress,
+            ParamKind::OutObject { object: ObjectKind::Record },
+            ParamKind::OutBytes { len: "n".into(), raw: true, len_inout: false },
+            ParamKind::OutArray { element, len: "n".into(), len_inout: false },
+            ParamKind::OutBorrowed { element, len: "n".into() },
+            ParamKind::InOut { element },
+        ];
+        for kind in &all {
+            match kind {
+                ParamKind::Value
+                | ParamKind::EnumValue
+                | ParamKind::Handle
+                | ParamKind::Address
+                | ParamKind::Str
+                | ParamKind::RecordIn
+                | ParamKind::RecordValue
+                | ParamKind::Array { .. }
+                | ParamKind::RecordArray { .. }
+                | ParamKind::KernelParams
+                | ParamKind::OutString
+                | ParamKind::OutValue
+                | ParamKind::OutEnum
+                | ParamKind::OutAddress
+                | ParamKind::OutObject { .. }
+                | ParamKind::OutBytes { .. }
+                | ParamKind::OutArray { .. }
+                | ParamKind::OutBorrowed { .. }
+                | ParamKind::InOut { .. } => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_kind_has_its_macro_and_nothing_else_does() {
+        let template = ctkgen_templates::CYTHON.iter().find(|(n, _)| *n == "_functions.pyx.j2").unwrap().1;
+        let mut names = Vec::new();
+        for kind in every_kind() {
+            let value = serde_json::to_value(&kind).unwrap();
+            let name = value["kind"].as_str().unwrap().to_string();
+            assert!(template.contains(&format!("{{% macro p_{name}(p, part, ind) %}}")), "no macro for {name}");
+            assert!(template.contains(&format!("\"{name}\": p_{name}")), "{name} is not dispatched");
+            names.push(name);
+        }
+        let macros = template.matches("{% macro p_").count();
+        assert_eq!(macros, names.len(), "macros for kinds the pass never decides");
+    }
+}

@@ -1,0 +1,82 @@
+//! The emitter takes a library's names and status values from its conventions and the IR: a
+//! made-up library whose success value is not zero gets bindings that test against that value
+//! and look up its own proc-address symbol.
+
+use ctkgen_cython::{emit, CythonOptions, Overrides};
+use ctkgen_ir::{Api, Enum, EnumConstant, Function, LibraryConventions, Primitive, Provenance, Type, Typedef};
+
+fn conventions() -> LibraryConventions {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries/cuda-driver.toml");
+    let mut conventions: LibraryConventions = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    conventions.result_type = "widget_status".into();
+    conventions.success_constant = "WIDGET_FINE".into();
+    conventions.missing_function_constant = "WIDGET_MISSING".into();
+    conventions.proc_address_function = "widgetLookup".into();
+    conventions.library = "libwidget.so.3".into();
+    conventions
+}
+
+fn function(name: &str, symbol: &str) -> Function {
+    Function {
+        name: name.into(),
+        symbol: symbol.into(),
+        lookup_name: name.into(),
+        per_thread_symbol: None,
+        first_version: Some(1),
+        per_thread_first_version: None,
+        ret: Type::Typedef { name: "widget_status".into() },
+        params: Vec::new(),
+        deprecated: false,
+        doc: None,
+    }
+}
+
+fn api() -> Api {
+    let constant = |name: &str, value| EnumConstant { name: name.into(), value, doc: None };
+    Api {
+        format_version: ctkgen_ir::FORMAT_VERSION,
+        provenance: Provenance {
+            header: "widget.h".into(),
+            header_sha256: String::new(),
+            ctk: None,
+            cuda_version: None,
+            target: "x86_64-unknown-linux-gnu".into(),
+            language_modes: Vec::new(),
+            libclang_version: String::new(),
+        },
+        functions: vec![function("widgetLookup", "widgetLookup_v9"), function("widgetPoke", "widgetPoke")],
+        records: Vec::new(),
+        enums: vec![Enum {
+            name: "widget_status".into(),
+            typedef_names: vec!["widget_status".into()],
+            underlying: Primitive::UnsignedInt,
+            constants: vec![constant("WIDGET_MISSING", 3), constant("WIDGET_FINE", 7)],
+            doc: None,
+        }],
+        typedefs: vec![Typedef {
+            name: "widget_status".into(),
+            ty: Type::Enum { name: "widget_status".into() },
+            size: 4,
+            align: 4,
+            explicit_alignments: Vec::new(),
+            system: false,
+            doc: None,
+        }],
+        constants: Vec::new(),
+    }
+}
+
+#[test]
+fn names_and_success_value_come_from_the_conventions_and_the_ir() {
+    let options = CythonOptions::new(conventions(), Overrides::default());
+    let files = emit(&api(), &options).unwrap();
+    let file = |suffix: &str| files.iter().find(|f| f.path.ends_with(suffix)).unwrap().contents.clone();
+    let functions = file("_functions_0.pyx");
+    assert!(functions.contains("cdef object _SUCCESS = _EC_widget_status(7)"), "{functions}");
+    assert!(functions.contains("    if _err != 7:"), "{functions}");
+    assert!(!functions.contains("_err != 0"), "{functions}");
+    let loader = file("cydriver.pyx");
+    assert!(loader.contains("dlsym(handle, \"widgetLookup_v9\")"), "{loader}");
+    assert!(loader.contains("or \"libwidget.so.3\""), "{loader}");
+    assert!(loader.contains("cdef widget_status widgetPoke() except ?WIDGET_MISSING nogil:"), "{loader}");
+}

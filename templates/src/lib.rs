@@ -1,0 +1,24 @@
+//! The templates of the ctkgen emitters, embedded so that generation does not depend on the
+//! folder it runs in. The `.j2` files sit beside this crate (`templates/cython/`), where they
+//! are edited; this crate only makes them a package of their own. They hold no name of the
+//! library they print bindings for: that comes from the IR and the library's conventions.
+
+/// Every template of the Cython emitter, by file name.
+pub const CYTHON: &[(&str, &str)] = &[
+    ("cydriver.pxd.j2", include_str!("../cython/cydriver.pxd.j2")),
+    ("cydriver.pyx.j2", include_str!("../cython/cydriver.pyx.j2")),
+    ("ctkgen_types.h.j2", include_str!("../cython/ctkgen_types.h.j2")),
+    ("ctkgen_layout_check.h.j2", include_str!("../cython/ctkgen_layout_check.h.j2")),
+    ("_base.pxd.j2", include_str!("../cython/_base.pxd.j2")),
+    ("_base.pyx.j2", include_str!("../cython/_base.pyx.j2")),
+    ("_types.pyx.j2", include_str!("../cython/_types.pyx.j2")),
+    ("_records.pyx.j2", include_str!("../cython/_records.pyx.j2")),
+    ("_functions.pyx.j2", include_str!("../cython/_functions.pyx.j2")),
+    ("_enums.py.j2", include_str!("../cython/_enums.py.j2")),
+    ("driver.py.j2", include_str!("../cython/driver.py.j2")),
+    ("driver.pyi.j2", include_str!("../cython/driver.pyi.j2")),
+    ("__init__.py.j2", include_str!("../cython/__init__.py.j2")),
+    ("setup.py.j2", include_str!("../cython/setup.py.j2")),
+    ("pyproject.toml.j2", include_str!("../cython/pyproject.toml.j2")),
+    ("report.txt.j2", include_str!("../cython/report.txt.j2")),
+];
