@@ -20,6 +20,7 @@
 
 pub mod abi;
 pub mod doc;
+pub mod doc_render;
 pub mod layout;
 
 use serde::{Deserialize, Serialize};
