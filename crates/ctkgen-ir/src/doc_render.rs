@@ -127,7 +127,7 @@ enum Chunk {
 impl Doc {
     /// Parses the cleaned text stored in the model (comment markers already removed).
     pub fn parse(text: &str) -> Doc {
-        let text = strip_manbrief(&text.replace('\t', "    "));
+        let text = if text.contains('\t') { strip_manbrief(&text.replace('\t', "    ")) } else { strip_manbrief(text) };
         let lines: Vec<&str> = text.lines().collect();
         let mut brief = String::new();
         let mut chunks: Vec<Chunk> = Vec::new();
@@ -181,7 +181,8 @@ impl Doc {
                     "param" | "tparam" => {
                         let rest = rest.strip_prefix('[').and_then(|r| r.split_once(']')).map_or(rest, |(_, r)| r);
                         let mut words = rest.trim_start().splitn(2, char::is_whitespace);
-                        let name = words.next().unwrap_or_default().to_string();
+                        // `\param *graphId` names the parameter `graphId`.
+                        let name = words.next().unwrap_or_default().trim_start_matches(['*', '&']).to_string();
                         let text = words.next().unwrap_or_default().trim();
                         let text = text.strip_prefix('-').unwrap_or(text).trim_start();
                         params.push((name, vec![text.to_string()]));
@@ -230,7 +231,7 @@ impl Doc {
                         }
                         if !is_inline_command(command) {
                             // An unknown block command: keep its text, drop the command.
-                            push_lines(&mut section, &mut chunks, &mut params, &mut returns, vec![rest.to_string()]);
+                            push_lines(&mut section, &mut chunks, &mut params, &mut returns, [rest.to_string()]);
                             continue;
                         }
                     }
@@ -255,7 +256,7 @@ impl Doc {
                     see_also.push(' ');
                     see_also.push_str(trimmed);
                 }
-                _ => push_lines(&mut section, &mut chunks, &mut params, &mut returns, vec![line.to_string()]),
+                _ => push_lines(&mut section, &mut chunks, &mut params, &mut returns, [line.to_string()]),
             }
         }
 
@@ -379,6 +380,39 @@ pub fn to_markdown(text: &str, resolve: &dyn Fn(&str) -> Option<String>) -> Stri
     Doc::parse(text).to_markdown(resolve)
 }
 
+/// Every doc comment of a model with a label naming its declaration (`cuInit`,
+/// `CUDA_MEMCPY2D_st.srcHost`, `CUDA_SUCCESS`), in model order.
+pub fn doc_comments<'a>(api: &'a crate::Api) -> Vec<(String, &'a str)> {
+    let mut out = Vec::new();
+    let mut push = |label: String, doc: &'a Option<String>| {
+        if let Some(doc) = doc {
+            out.push((label, doc.as_str()));
+        }
+    };
+    for f in &api.functions {
+        push(f.name.clone(), &f.doc);
+    }
+    for r in &api.records {
+        push(r.name.clone(), &r.doc);
+        for field in &r.fields {
+            push(format!("{}.{}", r.name, field.name), &field.doc);
+        }
+    }
+    for e in &api.enums {
+        push(e.name.clone(), &e.doc);
+        for c in &e.constants {
+            push(c.name.clone(), &c.doc);
+        }
+    }
+    for t in &api.typedefs {
+        push(t.name.clone(), &t.doc);
+    }
+    for c in &api.constants {
+        push(c.name.clone(), &c.doc);
+    }
+    out
+}
+
 fn finish(mut out: String) -> String {
     let end = out.trim_end().len();
     out.truncate(end);
@@ -423,6 +457,9 @@ fn see_also_list(inlines: &[Inline]) -> Vec<Inline> {
 }
 
 fn strip_manbrief(text: &str) -> String {
+    if !text.contains("___") {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("___MANBRIEF___") {
@@ -452,7 +489,7 @@ fn push_lines(
     chunks: &mut Vec<Chunk>,
     params: &mut [(String, Vec<String>)],
     returns: &mut Vec<String>,
-    lines: Vec<String>,
+    lines: impl IntoIterator<Item = String>,
 ) {
     match section {
         Section::Param(index) => params[*index].1.extend(lines),
@@ -686,6 +723,9 @@ fn parse_list(lines: &[String], start: usize, first: &Marker) -> (Block, usize) 
 }
 
 fn html_block_start(trimmed: &str) -> Option<&'static str> {
+    if !trimmed.starts_with('<') {
+        return None;
+    }
     let lower = trimmed.get(..7).unwrap_or(trimmed).to_ascii_lowercase();
     ["table", "ul", "ol"].into_iter().find(|tag| {
         lower.strip_prefix('<').and_then(|r| r.strip_prefix(tag)).is_some_and(|r| r.starts_with(['>', ' ']))
@@ -954,13 +994,29 @@ pub fn parse_inlines(text: &str) -> Vec<Inline> {
                 i += url.len();
             }
             _ => {
-                plain.push(c);
-                i += c.len_utf8();
+                // Copy the run up to the next character that may start something.
+                let len = next_special(rest.as_bytes());
+                plain.push_str(&rest[..len]);
+                i += len;
             }
         }
     }
     flush(&mut plain, &mut out);
     out
+}
+
+/// Where the next character that may start an inline construct is (never at 0). All of them
+/// are ASCII, so the offset is a character boundary.
+fn next_special(rest: &[u8]) -> usize {
+    let mut k = 1;
+    while k < rest.len() {
+        match rest[k] {
+            b'\\' | b'@' | b':' | b'`' | b'<' | b'&' => return k,
+            b'h' if rest[k..].starts_with(b"http") => return k,
+            _ => k += 1,
+        }
+    }
+    rest.len()
 }
 
 /// The argument of `\p word`: up to whitespace, without trailing sentence punctuation.
@@ -1086,7 +1142,7 @@ impl Rst<'_> {
                 for row in rows {
                     for (k, cell) in row.iter().enumerate() {
                         let lead = if k == 0 { "* - " } else { "  - " };
-                        let inner = format!("{indent}     ");
+                        let inner = format!("{indent}       ");
                         let mut text = String::new();
                         let mut cell_blocks = Vec::new();
                         push_paragraphs(&mut cell_blocks, cell.clone());
@@ -1098,6 +1154,10 @@ impl Rst<'_> {
                             out.push_str(&format!("{indent}   {}\n", lead.trim_end()));
                         } else {
                             out.push_str(&format!("{indent}   {lead}{}\n", &text[inner.len()..]));
+                        }
+                        // The next cell's marker would continue a paragraph of this one.
+                        if text.contains('\n') {
+                            out.push('\n');
                         }
                     }
                 }
@@ -1219,6 +1279,9 @@ fn join_pieces(pieces: &[Piece], allowed_before: &str, allowed_after: &str) -> S
 }
 
 fn rst_escape(text: &str) -> String {
+    if !text.contains(['\\', '*', '`', '|', '_']) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len() + 8);
     let chars: Vec<char> = text.chars().collect();
     for (n, &c) in chars.iter().enumerate() {
@@ -1238,10 +1301,7 @@ fn rst_escape(text: &str) -> String {
 /// an enumerated list, a directive, a field, a table...).
 fn rst_starts_block(line: &str) -> bool {
     let first = line.chars().next().unwrap_or(' ');
-    if first.is_ascii_punctuation() && first != '\\' && first != '`' {
-        return true;
-    }
-    if first == '\u{2022}' {
+    if "-+*#|:.>/(=_[\u{2022}".contains(first) {
         return true;
     }
     let word = line.split_whitespace().next().unwrap_or("");
@@ -1424,6 +1484,9 @@ fn longest_run(text: &str, c: char) -> usize {
 }
 
 fn markdown_escape(text: &str) -> String {
+    if !text.contains(['\\', '`', '*', '[', ']', '<', '>', '~', '|', '&', '_']) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len() + 8);
     let chars: Vec<char> = text.chars().collect();
     for (n, &c) in chars.iter().enumerate() {
