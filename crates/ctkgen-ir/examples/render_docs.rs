@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use ctkgen_ir::doc_render::{doc_comments, Doc};
+use ctkgen_ir::doc_render::{doc_comments, referable_names, Doc};
 use ctkgen_ir::Api;
 
 fn main() {
@@ -21,7 +21,7 @@ fn main() {
     let package = rest.first().map_or("cuda.bindings.driver", String::as_str);
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let api = Api::from_json(&text).unwrap_or_else(|e| panic!("{path} is not an IR file: {e}"));
-    let names = item_names(&api);
+    let names = referable_names(&api);
     let docs = doc_comments(&api);
     let start = Instant::now();
     let rendered: Vec<serde_json::Value> = docs
@@ -38,24 +38,6 @@ fn main() {
         .collect();
     eprintln!("rendered {} doc comments as {format} in {:.2} ms", docs.len(), start.elapsed().as_secs_f64() * 1e3);
     println!("{}", serde_json::Value::Array(rendered));
-}
-
-/// Every name a doc comment may refer to.
-fn item_names(api: &Api) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    names.extend(api.functions.iter().map(|f| f.name.clone()));
-    names.extend(api.typedefs.iter().map(|t| t.name.clone()));
-    names.extend(api.constants.iter().map(|c| c.name.clone()));
-    for e in &api.enums {
-        names.insert(e.name.clone());
-        names.extend(e.typedef_names.iter().cloned());
-        names.extend(e.constants.iter().map(|c| c.name.clone()));
-    }
-    for r in &api.records {
-        names.insert(r.name.clone());
-        names.extend(r.typedef_name.iter().cloned());
-    }
-    names
 }
 
 /// `pkg.name`, or `pkg.Record.member` for `Record::member`, when the head is a known item.

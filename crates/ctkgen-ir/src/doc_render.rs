@@ -345,7 +345,7 @@ impl Doc {
             for (name, blocks) in &self.params {
                 let mut item = vec![Inline::Code(name.clone()), Inline::Text(": ".into())];
                 let mut rest = blocks.as_slice();
-                if let Some((Block::Paragraph(first), tail)) = blocks.split_first().map(|(f, t)| (f, t)) {
+                if let Some((Block::Paragraph(first), tail)) = blocks.split_first() {
                     item.extend(first.iter().cloned());
                     rest = tail;
                 }
@@ -411,6 +411,26 @@ pub fn doc_comments<'a>(api: &'a crate::Api) -> Vec<(String, &'a str)> {
         push(c.name.clone(), &c.doc);
     }
     out
+}
+
+/// Every declaration name a doc comment of the model may refer to: functions, typedefs,
+/// constants, enums (tags and typedef names) and their constants, records (names and typedef
+/// names). A resolver starts from this set and keeps what its language exposes.
+pub fn referable_names(api: &crate::Api) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    names.extend(api.functions.iter().map(|f| f.name.clone()));
+    names.extend(api.typedefs.iter().map(|t| t.name.clone()));
+    names.extend(api.constants.iter().map(|c| c.name.clone()));
+    for e in &api.enums {
+        names.insert(e.name.clone());
+        names.extend(e.typedef_names.iter().cloned());
+        names.extend(e.constants.iter().map(|c| c.name.clone()));
+    }
+    for r in &api.records {
+        names.insert(r.name.clone());
+        names.extend(r.typedef_name.iter().cloned());
+    }
+    names
 }
 
 fn finish(mut out: String) -> String {
@@ -867,6 +887,16 @@ pub fn parse_inlines(text: &str) -> Vec<Inline> {
             '\\' | '@' => {
                 let word_len = rest[1..].find(|c: char| !is_ident_char(c)).unwrap_or(rest.len() - 1);
                 let word = &rest[1..1 + word_len];
+                if c == '\\' && rest[1..].starts_with('\\') {
+                    // `\\n` in the source is a C escape sequence written out: show it as code.
+                    let len = rest[2..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len() - 2);
+                    if len > 0 {
+                        flush(&mut plain, &mut out);
+                        out.push(Inline::Code(rest[1..2 + len].to_string()));
+                        i += 2 + len;
+                        continue;
+                    }
+                }
                 if word.is_empty() || (c == '@' && !is_inline_command(word) && macro_sentence(word).is_none()) {
                     // `\\`, `\<`, `\&`... stand for the character itself.
                     if let Some(next) = rest[1..].chars().next().filter(|n| c == '\\' && "\\@&$#<>%\".|:".contains(*n))
@@ -1701,6 +1731,7 @@ mod tests {
     #[test]
     fn entities_and_manbrief_markers() {
         assert_eq!(md("64 &times; 64"), "64 \u{d7} 64\n");
+        assert_eq!(md("a newline \\\\n and \\\\ alone"), "a newline `\\n` and \\\\ alone\n");
         let out =
             md("\\defgroup G Group\n\n___MANBRIEF___ brief\n(___CURRENT_FILE___) ___ENDMANBRIEF___\n\nText.\n\n@{");
         assert_eq!(out, "Text.\n");
