@@ -1313,14 +1313,15 @@ fn rst_escape(text: &str) -> String {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + 8);
-    let chars: Vec<char> = text.chars().collect();
-    for (n, &c) in chars.iter().enumerate() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '\\' | '*' | '`' | '|' => {
                 out.push('\\');
                 out.push(c);
             }
-            '_' if !chars.get(n + 1).is_some_and(|c| c.is_alphanumeric()) => out.push_str("\\_"),
+            // `name_` and `name__` are references.
+            '_' if !chars.peek().is_some_and(|c| c.is_alphanumeric()) => out.push_str("\\_"),
             _ => out.push(c),
         }
     }
@@ -1518,25 +1519,21 @@ fn markdown_escape(text: &str) -> String {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + 8);
-    let chars: Vec<char> = text.chars().collect();
-    for (n, &c) in chars.iter().enumerate() {
+    let mut chars = text.chars().peekable();
+    let mut previous = ' ';
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied().unwrap_or(' ');
         match c {
             '\\' | '`' | '*' | '[' | ']' | '<' | '>' | '~' | '|' => {
                 out.push('\\');
                 out.push(c);
             }
-            '&' if chars.get(n + 1).is_some_and(|c| c.is_ascii_alphanumeric() || *c == '#') => out.push_str("\\&"),
-            '_' => {
-                let before = n.checked_sub(1).and_then(|p| chars.get(p)).is_some_and(|c| c.is_alphanumeric());
-                let after = chars.get(n + 1).is_some_and(|c| c.is_alphanumeric());
-                if before && after {
-                    out.push('_');
-                } else {
-                    out.push_str("\\_");
-                }
-            }
+            '&' if next.is_ascii_alphanumeric() || next == '#' => out.push_str("\\&"),
+            // Inside a word `_` never starts emphasis; at a word's edge it may.
+            '_' if !(previous.is_alphanumeric() && next.is_alphanumeric()) => out.push_str("\\_"),
             _ => out.push(c),
         }
+        previous = c;
     }
     out
 }
