@@ -8,6 +8,8 @@
 //! command survives rendering: known ones become markup or short sentences, unknown ones are
 //! dropped.
 
+use std::borrow::Cow;
+
 /// A parsed doc comment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Doc {
@@ -118,9 +120,9 @@ enum Section {
     Admonition,
 }
 
-enum Chunk {
-    Lines(Vec<String>),
-    Admonition(AdmonitionKind, Vec<String>),
+enum Chunk<'a> {
+    Lines(Vec<Cow<'a, str>>),
+    Admonition(AdmonitionKind, Vec<Cow<'a, str>>),
     Title(String),
 }
 
@@ -131,8 +133,8 @@ impl Doc {
         let lines: Vec<&str> = text.lines().collect();
         let mut brief = String::new();
         let mut chunks: Vec<Chunk> = Vec::new();
-        let mut params: Vec<(String, Vec<String>)> = Vec::new();
-        let mut returns: Vec<String> = Vec::new();
+        let mut params: Vec<(String, Vec<Cow<str>>)> = Vec::new();
+        let mut returns: Vec<Cow<str>> = Vec::new();
         let mut see_also = String::new();
         let mut section = Section::Body;
         let mut i = 0;
@@ -142,10 +144,10 @@ impl Doc {
             i += 1;
             if is_code_start(trimmed) {
                 // A code block belongs to whatever section it appears in, whole.
-                let mut block = vec![line.to_string()];
+                let mut block = vec![Cow::Borrowed(line)];
                 if !trimmed.contains("\\endcode") && !trimmed.contains("@endcode") {
                     while i < lines.len() {
-                        block.push(lines[i].to_string());
+                        block.push(Cow::Borrowed(lines[i]));
                         i += 1;
                         if block.last().is_some_and(|l| l.contains("\\endcode") || l.contains("@endcode")) {
                             break;
@@ -162,7 +164,7 @@ impl Doc {
                 if !matches!(section, Section::Body) {
                     section = Section::Body;
                 }
-                body_lines(&mut chunks).push(String::new());
+                body_lines(&mut chunks).push(Cow::Borrowed(""));
                 continue;
             }
             if let Some((command, rest)) = leading_command(trimmed) {
@@ -175,7 +177,7 @@ impl Doc {
                     }
                     "details" => {
                         section = Section::Body;
-                        body_lines(&mut chunks).push(rest.to_string());
+                        body_lines(&mut chunks).push(Cow::Borrowed(rest));
                         continue;
                     }
                     "param" | "tparam" => {
@@ -185,12 +187,12 @@ impl Doc {
                         let name = words.next().unwrap_or_default().trim_start_matches(['*', '&']).to_string();
                         let text = words.next().unwrap_or_default().trim();
                         let text = text.strip_prefix('-').unwrap_or(text).trim_start();
-                        params.push((name, vec![text.to_string()]));
+                        params.push((name, vec![Cow::Borrowed(text)]));
                         section = Section::Param(params.len() - 1);
                         continue;
                     }
                     "return" | "returns" | "result" | "retval" => {
-                        returns.push(rest.to_string());
+                        returns.push(Cow::Borrowed(rest));
                         section = Section::Returns;
                         continue;
                     }
@@ -206,7 +208,7 @@ impl Doc {
                             "deprecated" => AdmonitionKind::Deprecated,
                             _ => AdmonitionKind::Note,
                         };
-                        chunks.push(Chunk::Admonition(kind, vec![rest.to_string()]));
+                        chunks.push(Chunk::Admonition(kind, vec![Cow::Borrowed(rest)]));
                         section = Section::Admonition;
                         continue;
                     }
@@ -214,7 +216,7 @@ impl Doc {
                         if !rest.is_empty() {
                             chunks.push(Chunk::Title(rest.to_string()));
                         } else {
-                            body_lines(&mut chunks).push(String::new());
+                            body_lines(&mut chunks).push(Cow::Borrowed(""));
                         }
                         section = Section::Body;
                         continue;
@@ -225,13 +227,13 @@ impl Doc {
                     }
                     _ => {
                         if let Some(sentence) = macro_sentence(command) {
-                            chunks.push(Chunk::Admonition(AdmonitionKind::Note, vec![sentence.to_string()]));
+                            chunks.push(Chunk::Admonition(AdmonitionKind::Note, vec![Cow::Borrowed(sentence)]));
                             section = Section::Body;
                             continue;
                         }
                         if !is_inline_command(command) {
                             // An unknown block command: keep its text, drop the command.
-                            push_lines(&mut section, &mut chunks, &mut params, &mut returns, [rest.to_string()]);
+                            push_lines(&mut section, &mut chunks, &mut params, &mut returns, [Cow::Borrowed(rest)]);
                             continue;
                         }
                     }
@@ -249,14 +251,14 @@ impl Doc {
                         brief.push_str(trimmed);
                     } else {
                         section = Section::Body;
-                        body_lines(&mut chunks).push(line.to_string());
+                        body_lines(&mut chunks).push(Cow::Borrowed(line));
                     }
                 }
                 Section::SeeAlso => {
                     see_also.push(' ');
                     see_also.push_str(trimmed);
                 }
-                _ => push_lines(&mut section, &mut chunks, &mut params, &mut returns, [line.to_string()]),
+                _ => push_lines(&mut section, &mut chunks, &mut params, &mut returns, [Cow::Borrowed(line)]),
             }
         }
 
@@ -302,7 +304,7 @@ impl Doc {
     /// C parameter's Python spelling.
     pub fn to_rst(&self, resolve: &dyn Fn(&str) -> Option<String>, param_name: &dyn Fn(&str) -> String) -> String {
         let rst = Rst { resolve };
-        let mut out = String::new();
+        let mut out = String::with_capacity(1024);
         if !self.summary.is_empty() {
             rst.paragraph(&self.summary, "", &mut out);
         }
@@ -332,7 +334,7 @@ impl Doc {
     /// the crate (`None`: the name is shown as inline code).
     pub fn to_markdown(&self, resolve: &dyn Fn(&str) -> Option<String>) -> String {
         let md = Markdown { resolve };
-        let mut out = String::new();
+        let mut out = String::with_capacity(1024);
         if !self.summary.is_empty() {
             md.paragraph(&self.summary, "", &mut out);
         }
@@ -494,7 +496,7 @@ fn strip_manbrief(text: &str) -> String {
     out.replace("(___CURRENT_FILE___)", "")
 }
 
-fn body_lines(chunks: &mut Vec<Chunk>) -> &mut Vec<String> {
+fn body_lines<'c, 'a>(chunks: &'c mut Vec<Chunk<'a>>) -> &'c mut Vec<Cow<'a, str>> {
     if !matches!(chunks.last(), Some(Chunk::Lines(_))) {
         chunks.push(Chunk::Lines(Vec::new()));
     }
@@ -504,12 +506,12 @@ fn body_lines(chunks: &mut Vec<Chunk>) -> &mut Vec<String> {
     }
 }
 
-fn push_lines(
+fn push_lines<'a>(
     section: &mut Section,
-    chunks: &mut Vec<Chunk>,
-    params: &mut [(String, Vec<String>)],
-    returns: &mut Vec<String>,
-    lines: impl IntoIterator<Item = String>,
+    chunks: &mut Vec<Chunk<'a>>,
+    params: &mut [(String, Vec<Cow<'a, str>>)],
+    returns: &mut Vec<Cow<'a, str>>,
+    lines: impl IntoIterator<Item = Cow<'a, str>>,
 ) {
     match section {
         Section::Param(index) => params[*index].1.extend(lines),
@@ -580,7 +582,7 @@ fn list_marker(line: &str) -> Option<Marker> {
 }
 
 /// Splits lines (a section of the comment) into blocks.
-fn parse_blocks(lines: &[String]) -> Vec<Block> {
+fn parse_blocks(lines: &[Cow<str>]) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -639,10 +641,15 @@ fn parse_blocks(lines: &[String]) -> Vec<Block> {
 
 /// A paragraph, split where the source forces a line break (`\n`, `<br>`).
 fn push_paragraphs(blocks: &mut Vec<Block>, inlines: Vec<Inline>) {
-    for part in inlines.split(|i| *i == Inline::LineBreak) {
-        let part = trim_inlines(part.to_vec());
-        if !part.is_empty() {
-            blocks.push(Block::Paragraph(part));
+    let mut part = Vec::with_capacity(inlines.len());
+    for inline in inlines.into_iter().chain(std::iter::once(Inline::LineBreak)) {
+        if inline == Inline::LineBreak {
+            let paragraph = trim_inlines(std::mem::take(&mut part));
+            if !paragraph.is_empty() {
+                blocks.push(Block::Paragraph(paragraph));
+            }
+        } else {
+            part.push(inline);
         }
     }
 }
@@ -650,35 +657,36 @@ fn push_paragraphs(blocks: &mut Vec<Block>, inlines: Vec<Inline>) {
 /// Drops leading and trailing whitespace of a run of inlines.
 fn trim_inlines(mut inlines: Vec<Inline>) -> Vec<Inline> {
     if let Some(Inline::Text(text)) = inlines.first_mut() {
-        *text = text.trim_start().to_string();
+        let leading = text.len() - text.trim_start().len();
+        text.drain(..leading);
     }
     if let Some(Inline::Text(text)) = inlines.last_mut() {
-        *text = text.trim_end().to_string();
+        text.truncate(text.trim_end().len());
     }
     inlines.retain(|i| !matches!(i, Inline::Text(t) if t.is_empty()));
     inlines
 }
 
-fn read_code(lines: &[String], start: usize) -> (String, usize) {
+fn read_code(lines: &[Cow<str>], start: usize) -> (String, usize) {
     let first = lines[start].trim();
     let after = first.split_once(char::is_whitespace).map_or("", |(_, r)| r);
-    let mut body: Vec<String> = Vec::new();
+    let mut body: Vec<&str> = Vec::new();
     let mut i = start + 1;
     let mut closed = false;
     if let Some(pos) = after.find("\\endcode").or_else(|| after.find("@endcode")) {
-        body.push(after[..pos].to_string());
+        body.push(&after[..pos]);
         closed = true;
     } else if !after.trim().is_empty() && !after.trim_start().starts_with('{') {
-        body.push(after.to_string());
+        body.push(after);
     }
     while !closed && i < lines.len() {
         let line = &lines[i];
         i += 1;
         if let Some(pos) = line.find("\\endcode").or_else(|| line.find("@endcode")) {
-            body.push(line[..pos].to_string());
+            body.push(&line[..pos]);
             break;
         }
-        body.push(line.clone());
+        body.push(line);
     }
     while body.first().is_some_and(|l| l.trim().is_empty()) {
         body.remove(0);
@@ -691,7 +699,7 @@ fn read_code(lines: &[String], start: usize) -> (String, usize) {
     (code.join("\n"), i)
 }
 
-fn parse_list(lines: &[String], start: usize, first: &Marker) -> (Block, usize) {
+fn parse_list(lines: &[Cow<str>], start: usize, first: &Marker) -> (Block, usize) {
     let mut items = Vec::new();
     let mut i = start;
     while i < lines.len() {
@@ -699,7 +707,7 @@ fn parse_list(lines: &[String], start: usize, first: &Marker) -> (Block, usize) 
         if marker.indent != first.indent || marker.ordered != first.ordered {
             break;
         }
-        let mut item = vec![format!("{}{}", " ".repeat(marker.content), &lines[i][marker.content..])];
+        let mut item = vec![Cow::Owned(format!("{}{}", " ".repeat(marker.content), &lines[i][marker.content..]))];
         i += 1;
         let mut ended = false;
         while i < lines.len() {
@@ -715,7 +723,7 @@ fn parse_list(lines: &[String], start: usize, first: &Marker) -> (Block, usize) 
                     break;
                 }
                 if indent_of(&lines[next]) > first.indent {
-                    item.push(String::new());
+                    item.push(Cow::Borrowed(""));
                     i += 1;
                     continue;
                 }
@@ -753,7 +761,7 @@ fn html_block_start(trimmed: &str) -> Option<&'static str> {
 }
 
 /// The text between `<tag>` and its matching close, and the line after the close.
-fn read_html_block(lines: &[String], start: usize, tag: &str) -> (String, usize) {
+fn read_html_block(lines: &[Cow<str>], start: usize, tag: &str) -> (String, usize) {
     let open = format!("<{tag}");
     let close = format!("</{tag}>");
     let mut depth = 0usize;
@@ -801,7 +809,7 @@ fn split_html_items(inner: &str) -> Vec<Vec<Block>> {
         let body = &body[body.find('>').map_or(0, |p| p + 1)..];
         let body = body.trim_end();
         let body = body.strip_suffix("</li>").or_else(|| body.strip_suffix("</LI>")).unwrap_or(body);
-        let lines: Vec<String> = body.lines().map(|l| l.trim().to_string()).collect();
+        let lines: Vec<Cow<str>> = body.lines().map(|l| Cow::Borrowed(l.trim())).collect();
         items.push(parse_blocks(&lines));
     }
     items
@@ -1287,7 +1295,7 @@ fn rst_literal(code: &str) -> Piece {
 /// Joins pieces, adding an escaped space (which renders as nothing) where markup would touch a
 /// character that stops docutils from recognising it.
 fn join_pieces(pieces: &[Piece], allowed_before: &str, allowed_after: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.text.len() + 2).sum());
     for (n, piece) in pieces.iter().enumerate() {
         if piece.markup {
             if let Some(prev) = out.chars().next_back() {
@@ -1484,7 +1492,7 @@ impl Markdown<'_> {
 
 /// Joins Markdown pieces; a link followed by `(`, `[` or `:` would be read as part of the link.
 fn join_markdown(pieces: &[Piece]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.text.len() + 1).sum());
     for piece in pieces {
         if out.ends_with(']') && piece.text.starts_with(['(', ':']) {
             out.push('\\');
