@@ -1743,6 +1743,33 @@ mod tests {
     }
 
     #[test]
+    fn par_titles_details_refs_and_code_spans() {
+        let text = "\\brief B\n\\details Details with \\c code and `span`.\n\n\\par Example\nSee \\ref cuInit and \\ref CUDA_GROUP.";
+        assert_eq!(
+            rst(text),
+            "B\n\nDetails with ``code`` and ``span``.\n\n**Example**\n\nSee :py:obj:`~pkg.cuInit` and ``CUDA_GROUP``.\n"
+        );
+        assert_eq!(
+            md(text),
+            "B\n\nDetails with `code` and `span`.\n\n**Example**\n\nSee [`cuInit`] and `CUDA_GROUP`.\n"
+        );
+    }
+
+    #[test]
+    fn nested_html_lists() {
+        let text = "<ul>\n<li>outer\n<ul><li>inner one</li>\n<li>inner two</li></ul></li>\n<li>last</li>\n</ul>";
+        let doc = Doc::parse(text);
+        let [Block::List { items, .. }] = doc.body.as_slice() else { panic!("{:?}", doc.body) };
+        assert_eq!(items.len(), 2);
+        assert!(matches!(&items[0][1], Block::List { items, .. } if items.len() == 2), "{:?}", items[0]);
+    }
+
+    #[test]
+    fn see_also_with_prose_stays_prose() {
+        assert_eq!(md("\\sa The \\p x docs"), "# See also\n\nThe `x` docs\n");
+    }
+
+    #[test]
     fn empty_input_renders_nothing() {
         assert_eq!(rst(""), "");
         assert_eq!(md("  \n"), "");
