@@ -1,8 +1,10 @@
 """Every doc comment of a CTK, rendered as reStructuredText the way the Python docstrings are,
-parses with docutils without a warning. The same checker run on the raw Doxygen text finds
+parses with docutils without a warning, and its text (outside literals) keeps no Doxygen
+command or raw `::name` reference. The same checker run on the raw Doxygen text finds
 problems, which shows it can fail."""
 import io
 import json
+import re
 import subprocess
 
 import pytest
@@ -30,14 +32,26 @@ def rendered(ctk, form):
     return json.loads(result.stdout)
 
 
+LEFTOVER = re.compile(r"\\[A-Za-z]|(?:^|\s)::[A-Za-z_]")
+
+
 def problems(text):
-    """docutils messages of level WARNING or above for one docstring."""
+    """docutils messages of level WARNING or above for one docstring, and Doxygen left in
+    its prose."""
     stream = io.StringIO()
     settings = {"report_level": 2, "halt_level": 5, "warning_stream": stream}
     tree = publish_doctree(text, settings_overrides=settings)
     found = [m.astext() for m in tree.findall(nodes.system_message) if m["level"] >= 2]
     log = stream.getvalue().strip()
-    return found or ([log] if log else [])
+    if log and not found:
+        found.append(log)
+    for node in tree.findall(nodes.Text):
+        if isinstance(node.parent, (nodes.literal, nodes.literal_block, nodes.system_message)):
+            continue
+        match = LEFTOVER.search(node.astext())
+        if match:
+            found.append(f"Doxygen left in text: {node.astext()[max(0, match.start() - 20):match.end() + 20]!r}")
+    return found
 
 
 def failing(docs):

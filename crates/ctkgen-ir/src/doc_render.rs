@@ -130,7 +130,7 @@ impl Doc {
     /// Parses the cleaned text stored in the model (comment markers already removed).
     pub fn parse(text: &str) -> Doc {
         let text = if text.contains('\t') { strip_manbrief(&text.replace('\t', "    ")) } else { strip_manbrief(text) };
-        let lines: Vec<&str> = text.lines().collect();
+        let lines = logical_lines(&text);
         let mut brief = String::new();
         let mut chunks: Vec<Chunk> = Vec::new();
         let mut params: Vec<(String, Vec<Cow<str>>)> = Vec::new();
@@ -525,6 +525,32 @@ fn push_lines<'a>(
             body_lines(chunks).extend(lines);
         }
     }
+}
+
+/// The comment's lines, with a line split before a block command that follows other text
+/// (`... fashion: \code`, `kernel \param blockSize ...`): Doxygen starts the block there too.
+fn logical_lines(text: &str) -> Vec<&str> {
+    const SPLIT_AT: &[&str] = &["code", "param", "return", "returns", "sa", "note", "warning", "deprecated", "brief"];
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let mut rest = line;
+        let mut from = rest.len() - rest.trim_start().len() + 1;
+        while let Some(pos) = rest.get(from..).and_then(|r| r.find('\\')).map(|p| p + from) {
+            let word_end = rest[pos + 1..].find(|c: char| !is_ident_char(c)).map_or(rest.len(), |e| pos + 1 + e);
+            let word = &rest[pos + 1..word_end];
+            let after_space = rest[..pos].ends_with([' ', '\t']);
+            let word_ends = rest[word_end..].is_empty() || rest[word_end..].starts_with([' ', '[', '\t']);
+            if after_space && word_ends && SPLIT_AT.contains(&word) {
+                lines.push(&rest[..pos]);
+                rest = &rest[pos..];
+                from = 1;
+            } else {
+                from = pos + 1;
+            }
+        }
+        lines.push(rest);
+    }
+    lines
 }
 
 /// `\word rest` or `@word rest` at the start of a trimmed line (`/note`, a common slip, too).
@@ -1767,6 +1793,24 @@ mod tests {
     #[test]
     fn see_also_with_prose_stays_prose() {
         assert_eq!(md("\\sa The \\p x docs"), "# See also\n\nThe `x` docs\n");
+    }
+
+    #[test]
+    fn block_commands_after_text_start_their_block() {
+        let doc =
+            Doc::parse("Use it like this: \\code\nf();\n\\endcode\nSize for a\nkernel \\param blockSize Block size.");
+        assert_eq!(
+            doc.body,
+            vec![
+                Block::Paragraph(vec![Inline::Text("Use it like this:".into())]),
+                Block::Code("f();".into()),
+                Block::Paragraph(vec![Inline::Text("Size for a\nkernel".into())]),
+            ]
+        );
+        assert_eq!(
+            doc.params,
+            vec![("blockSize".into(), vec![Block::Paragraph(vec![Inline::Text("Block size.".into())])])]
+        );
     }
 
     #[test]
