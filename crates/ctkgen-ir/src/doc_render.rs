@@ -129,7 +129,9 @@ enum Chunk<'a> {
 impl Doc {
     /// Parses the cleaned text stored in the model (comment markers already removed).
     pub fn parse(text: &str) -> Doc {
-        let text = if text.contains('\t') { strip_manbrief(&text.replace('\t', "    ")) } else { strip_manbrief(text) };
+        let text: Cow<str> =
+            if text.contains('\t') { Cow::Owned(text.replace('\t', "    ")) } else { Cow::Borrowed(text) };
+        let text = if has_triple_underscore(&text) { Cow::Owned(strip_manbrief(&text)) } else { text };
         let lines = logical_lines(&text);
         let mut brief = String::new();
         let mut chunks: Vec<Chunk> = Vec::new();
@@ -478,10 +480,20 @@ fn see_also_list(inlines: &[Inline]) -> Vec<Inline> {
     out
 }
 
-fn strip_manbrief(text: &str) -> String {
-    if !text.contains("___") {
-        return text.to_string();
+/// Whether `text` holds `___` (the man-page markers use it); a byte scan, far cheaper than a
+/// substring search on every comment.
+fn has_triple_underscore(text: &str) -> bool {
+    let mut run = 0;
+    for &byte in text.as_bytes() {
+        run = if byte == b'_' { run + 1 } else { 0 };
+        if run == 3 {
+            return true;
+        }
     }
+    false
+}
+
+fn strip_manbrief(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("___MANBRIEF___") {
