@@ -1,0 +1,47 @@
+//! Prints every doc comment of an IR file, rendered, as a JSON array of `{"item", "text"}`:
+//!
+//!     cargo run -p ctkgen-ir --example render_docs -- IR.json rst|markdown|raw [PACKAGE]
+//!
+//! `rst` renders the way the Python package's docstrings do (references to `PACKAGE.name`,
+//! default `cuda.bindings.driver`), `markdown` the way the Rust crate does, `raw` prints the
+//! Doxygen text unchanged (a negative control for checkers). The render time goes to stderr.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use ctkgen_ir::doc_render::{doc_comments, referable_names, Doc};
+use ctkgen_ir::Api;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [path, format, rest @ ..] = args.as_slice() else {
+        eprintln!("usage: render_docs IR.json rst|markdown|raw [PACKAGE]");
+        std::process::exit(2);
+    };
+    let package = rest.first().map_or("cuda.bindings.driver", String::as_str);
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    let api = Api::from_json(&text).unwrap_or_else(|e| panic!("{path} is not an IR file: {e}"));
+    let names = referable_names(&api);
+    let docs = doc_comments(&api);
+    let start = Instant::now();
+    let rendered: Vec<serde_json::Value> = docs
+        .iter()
+        .map(|(item, doc)| {
+            let text = match format.as_str() {
+                "rst" => Doc::parse(doc).to_rst(&|name| python_target(&names, package, name), &|name| name.to_string()),
+                "markdown" => Doc::parse(doc).to_markdown(&|name| names.contains(name).then(|| name.to_string())),
+                "raw" => doc.to_string(),
+                other => panic!("unknown format {other}"),
+            };
+            serde_json::json!({ "item": item, "text": text })
+        })
+        .collect();
+    eprintln!("rendered {} doc comments as {format} in {:.2} ms", docs.len(), start.elapsed().as_secs_f64() * 1e3);
+    println!("{}", serde_json::Value::Array(rendered));
+}
+
+/// `pkg.name`, or `pkg.Record.member` for `Record::member`, when the head is a known item.
+fn python_target(names: &BTreeSet<String>, package: &str, name: &str) -> Option<String> {
+    let head = name.split("::").next().unwrap_or(name);
+    names.contains(head).then(|| format!("{package}.{}", name.replace("::", ".")))
+}
