@@ -1,6 +1,7 @@
-"""Builds generated packages for the tests: IR from `cargo xtask ir`, Cython from
-`ctkgen-cython-emit`, extensions with the flags each test asks for. Builds are cached under
-$CTKGEN_CACHE/cython-builds by content, so a second run reuses them."""
+"""Builds generated packages for the tests: the Cython package from `cargo xtask generate
+--lang cython` (or the xtask binary named by $CTKGEN_XTASK), extensions with the flags each test
+asks for. Builds are cached under $CTKGEN_CACHE/cython-builds by content, so a second run reuses
+them."""
 import glob
 import json
 import hashlib
@@ -25,12 +26,11 @@ def run(cmd, **kw):
     return result
 
 
-def ir_json(ctk):
-    path = os.path.join(CACHE, "cython-tests", f"ir-{ctk}.json")
-    if not os.path.exists(path):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        run(["cargo", "run", "-q", "-p", "xtask", "--", "ir", "--ctk", ctk, "-o", path], cwd=REPO)
-    return path
+def xtask(*args):
+    """Runs the command line: $CTKGEN_XTASK when `cargo xtask test` names itself, else cargo."""
+    program = os.environ.get("CTKGEN_XTASK")
+    command = [program] if program else ["cargo", "xtask"]
+    return run([*command, *args], cwd=REPO)
 
 
 def include_dir(ctk):
@@ -41,17 +41,11 @@ def include_dir(ctk):
 
 
 def emit(ctk, out, legacy=False):
-    cmd = ["cargo", "run", "-q", "-p", "ctkgen-cython", "--bin", "ctkgen-cython-emit", "--",
-           "--ir", ir_json(ctk), "--out", out, "--command", f"ctkgen-cython-emit (tests, CTK {ctk})"]
+    """Generates the Cython package of `ctk` (with its headers) into `out`; returns its folder."""
+    args = ["generate", "--ctk", ctk, "--lang", "cython", "--out", out]
     if legacy:
-        cmd.append("--legacy-inline-layout")
-    run(cmd, cwd=REPO)
-    inc = os.path.join(out, "python", "include")
-    os.makedirs(inc, exist_ok=True)
-    for name in ("cuda.h", "cudaTypedefs.h"):
-        src = os.path.join(include_dir(ctk), name)
-        if os.path.exists(src):
-            shutil.copy(src, inc)
+        args.append("--legacy-inline-layout")
+    xtask(*args)
     return os.path.join(out, "python")
 
 

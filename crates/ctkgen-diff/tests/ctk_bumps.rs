@@ -1,6 +1,6 @@
 //! The diff on real `cuda.h` releases, read through the pipeline. The golden report of
 //! 12.9 → 13.0 lives in `tests/golden/diff/`; accept an intended change with
-//! `INSTA_UPDATE=always cargo test -p ctkgen-diff --test ctk_bumps` and review its diff.
+//! `cargo xtask accept-goldens` (with every other golden) and review its diff.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -6,6 +6,7 @@
 //! Generated crates compile in `CTKGEN_RUST_GEN_TARGET` (default: a folder in the system
 //! temporary directory), apart from the workspace's target folder and its lock.
 
+mod fixture_ir;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -80,18 +81,12 @@ fn fixture_crates_build_pass_clippy_and_their_tests() {
     let mut crates =
         vec![("fixture-13-sys".to_string(), support::api(128)), ("fixture-12-sys".to_string(), support::api(64))];
     let mut extra = Vec::new();
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/rust");
-    let mut irs: Vec<PathBuf> = std::fs::read_dir(&golden).unwrap().flatten().map(|e| e.path()).collect();
-    irs.sort();
-    for path in irs {
-        let Some(case) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".ir.json")) else {
-            continue;
-        };
-        let api = Api::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let headers = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/headers");
+    for (case, api) in fixture_ir::cases() {
         // Headers Rust cannot express are covered by the golden error files.
         if emit(&api, &RustOptions::default(), support::conventions()).is_ok() {
             let name = format!("golden-{}-sys", case.replace('_', "-"));
-            let header = golden.join("../../headers").join(format!("{case}.h"));
+            let header = headers.join(format!("{case}.h"));
             if let Some(test) = c_agreement_test(&name, &api, &header) {
                 extra.push((name.clone(), "tests/c_agreement.rs".into(), test));
             }

@@ -4,19 +4,24 @@
 //! catalogue --fetch--> cuda.h --libclang--> Api (IR) --emit--> OutputFile[] --write--> out/
 //! ```
 //!
-//! Each stage lives in its own crate; this one strings them together and owns the two things
-//! that touch the output folder: the atomic writer and the freshness check.
+//! Each stage lives in its own crate; this one strings them together, is the only crate the
+//! command line talks to, and owns everything that writes files: the atomic tree writer, the
+//! single-file writer and the freshness check.
 
-pub mod bench;
 pub mod oracle;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
 
-use ctkgen_headers::{Cache, Catalogue, HeaderSet};
-use ctkgen_ir::{Api, LanguageMode, OutputFile};
+use ctkgen_headers::Cache;
 
-pub use writer::{check_tree, write_tree, Staleness, WriteSummary};
+// What the command line needs from the stage crates, named through this one.
+pub use ctkgen_clang::DEFAULT_TARGET;
+pub use ctkgen_diff::{diff as abi_diff, AbiDiff};
+pub use ctkgen_headers::{Catalogue, HeaderSet, Release};
+pub use ctkgen_ir::abi::summary as abi_summary;
+pub use ctkgen_ir::{Api, LanguageMode, OutputFile};
+pub use writer::{check_tree, write_file, write_tree, Staleness, WriteSummary};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
@@ -28,6 +33,7 @@ pub enum PipelineError {
     Cython(#[from] ctkgen_cython::CythonEmitError),
     #[error(transparent)]
     Rust(#[from] ctkgen_rust::RustEmitError),
+
     #[error("header {path} does not exist")]
     MissingHeader { path: PathBuf },
     #[error("header {path} is a folder, not a file")]
@@ -170,14 +176,51 @@ pub fn source_label(headers: &HeaderSet) -> String {
 /// Opens libclang ahead of [`read_api`], so that the opening can overlap other work. A failure
 /// is left for `read_api` to report.
 pub fn preload_libclang(ws: &Workspace) {
-    if let Ok(libclang) = ctkgen_headers::locate_libclang(&ws.cache) {
-        let _ = ctkgen_clang::libclang_version(&libclang);
+    if let Ok(libclang) = locate_libclang(ws) {
+        let _ = libclang_version(&libclang);
     }
+}
+
+/// The libclang this workspace parses with: `LIBCLANG_PATH`, the system's, or the pinned wheel.
+pub fn locate_libclang(ws: &Workspace) -> Result<PathBuf, PipelineError> {
+    Ok(ctkgen_headers::locate_libclang(&ws.cache)?)
+}
+
+/// The version string of the libclang at `path`, loading it if need be.
+pub fn libclang_version(path: &Path) -> Result<String, PipelineError> {
+    Ok(ctkgen_clang::libclang_version(path)?)
+}
+
+/// For a process that parses nothing more: hands libclang's clean pages back to the system, as
+/// they are most of its resident memory while the emitters run. Returns the bytes released.
+pub fn release_libclang_pages() -> usize {
+    ctkgen_clang::release_libclang_pages()
+}
+
+/// Rebuilds the catalogue file from the `cuda-toolkit` meta-package on the package index,
+/// reporting progress line by line.
+pub fn refresh_catalogue(ws: &Workspace, log: &mut dyn FnMut(&str)) -> Result<Catalogue, PipelineError> {
+    let pip = ctkgen_headers::Pip::from_env();
+    Ok(ctkgen_headers::refresh_catalogue(&ws.catalogue_path(), &pip, log)?)
 }
 
 /// Reads the header set into the model.
 pub fn read_api(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> Result<Api, PipelineError> {
-    Ok(ctkgen_clang::parse_header(&headers.main_header, &parse_options(ws, headers, options)?)?)
+    read_api_observed(ws, headers, options, || {})
+}
+
+/// [`read_api`], calling `parsed` once libclang has read every language mode and before the IR
+/// passes run over the readings (so that a benchmark can time the two apart).
+pub fn read_api_observed(
+    ws: &Workspace,
+    headers: &HeaderSet,
+    options: &ReadOptions,
+    parsed: impl FnOnce(),
+) -> Result<Api, PipelineError> {
+    let parse = parse_options(ws, headers, options)?;
+    let readings = ctkgen_clang::read_modes(&headers.main_header, &parse)?;
+    parsed();
+    Ok(readings.into_api()?)
 }
 
 /// How libclang is asked to read `headers`.

@@ -126,6 +126,23 @@ pub fn check_tree(dir: &Path, files: &[OutputFile]) -> Result<Staleness, Pipelin
     Ok(staleness)
 }
 
+/// Writes one file atomically: the contents go to a temporary file beside it, which then
+/// replaces it. A killed run leaves the old file or the new one, never a part.
+pub fn write_file(path: &Path, contents: &str) -> Result<(), PipelineError> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&dir).map_err(write_err(&dir))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temporary = dir.join(format!(".{name}.ctkgen-{}", std::process::id()));
+    let written = fs::write(&temporary, contents).and_then(|()| fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written.map_err(write_err(path))
+}
+
 /// Makes `dir` hold exactly `files`, atomically, rewriting only files whose bytes changed.
 pub fn write_tree(dir: &Path, files: &[OutputFile]) -> Result<WriteSummary, PipelineError> {
     if dir.exists() && !dir.is_dir() {
@@ -282,6 +299,16 @@ mod tests {
         let stale = check_tree(&out, &files).unwrap();
         assert_eq!(stale.changed.len(), 1);
         assert!(stale.changed[0].1.contains("-line twO"));
+    }
+
+    #[test]
+    fn write_file_replaces_the_whole_file_and_leaves_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new/ir.json");
+        write_file(&path, "first, longer contents\n").unwrap();
+        write_file(&path, "second\n").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "second\n");
+        assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
     }
 
     #[test]

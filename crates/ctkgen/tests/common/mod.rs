@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod goldens;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -39,10 +41,16 @@ pub fn ctk(query: &str) -> (HeaderSet, Api) {
 
 /// Reads a header under `tests/` (e.g. `headers/packed.h`).
 pub fn fixture(name: &str) -> Result<Api, ctkgen::PipelineError> {
+    Ok(fixture_with_headers(name)?.1)
+}
+
+/// A header under `tests/` and its model.
+pub fn fixture_with_headers(name: &str) -> Result<(HeaderSet, Api), ctkgen::PipelineError> {
     let ws = workspace();
     let path = root().join("tests").join(name);
     let headers = ctkgen::resolve_headers(&ws, &HeaderSource::Header(path))?;
-    ctkgen::read_api(&ws, &headers, &ReadOptions::default())
+    let api = ctkgen::read_api(&ws, &headers, &ReadOptions::default())?;
+    Ok((headers, api))
 }
 
 pub fn major(ctk: &str) -> u32 {

@@ -6,13 +6,12 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{GenerateOptions, HeaderSource, Languages, PipelineError, ReadOptions, Workspace};
+use ctkgen::{GenerateOptions, HeaderSource, Languages, PipelineError, ReadOptions, Workspace};
 
-/// One stage of the pipeline: how long it took, the CPU time of all the process's threads
-/// meanwhile, and the process's peak memory once it ended.
+/// One stage of the pipeline, named by its place in [`STAGES`]: how long it took, the CPU time
+/// of all the process's threads meanwhile, and the process's peak memory once it ended.
 #[derive(Debug, Clone)]
 pub struct Stage {
-    pub name: &'static str,
     pub wall: Duration,
     pub cpu: Duration,
     pub peak_rss_kib: u64,
@@ -26,19 +25,16 @@ pub const STAGES: [&str; 6] =
 pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<Stage>, PipelineError> {
     let mut stages = Vec::new();
     let mut start = (Instant::now(), process_cpu());
-    let mut mark = |name: &'static str, stages: &mut Vec<Stage>| {
+    let mut mark = |stages: &mut Vec<Stage>| {
         let (wall, cpu) = (start.0.elapsed(), process_cpu().saturating_sub(start.1));
-        stages.push(Stage { name, wall, cpu, peak_rss_kib: peak_rss_kib() });
+        stages.push(Stage { wall, cpu, peak_rss_kib: peak_rss_kib() });
         start = (Instant::now(), process_cpu());
     };
-    let headers = crate::resolve_headers(ws, source)?;
-    mark(STAGES[0], &mut stages);
-    let parse = crate::parse_options(ws, &headers, &ReadOptions::default())?;
-    let readings = ctkgen_clang::read_modes(&headers.main_header, &parse)?;
-    mark(STAGES[1], &mut stages);
-    let api = readings.into_api()?;
-    mark(STAGES[2], &mut stages);
-    let library = ws.library(crate::DRIVER_LIBRARY)?;
+    let headers = ctkgen::resolve_headers(ws, source)?;
+    mark(&mut stages);
+    let api = ctkgen::read_api_observed(ws, &headers, &ReadOptions::default(), || mark(&mut stages))?;
+    mark(&mut stages);
+    let library = ws.library(ctkgen::DRIVER_LIBRARY)?;
     let options = |languages| GenerateOptions {
         languages,
         python_package: "ctkgen_cuda".into(),
@@ -46,12 +42,12 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
         command: "cargo xtask bench".into(),
         library: library.clone(),
     };
-    let mut files = crate::emit(&api, &headers, &options(Languages::Cython))?;
-    mark(STAGES[3], &mut stages);
-    files.extend(crate::emit(&api, &headers, &options(Languages::Rust))?);
-    mark(STAGES[4], &mut stages);
-    crate::write_tree(out, &files)?;
-    mark(STAGES[5], &mut stages);
+    let mut files = ctkgen::emit(&api, &headers, &options(Languages::Cython))?;
+    mark(&mut stages);
+    files.extend(ctkgen::emit(&api, &headers, &options(Languages::Rust))?);
+    mark(&mut stages);
+    ctkgen::write_tree(out, &files)?;
+    mark(&mut stages);
     Ok(stages)
 }
 

@@ -1,14 +1,19 @@
-//! Golden snapshots: the Cython output for each fixture header's IR under `tests/golden/cython/`.
-//! Accept new output with `CTKGEN_ACCEPT=1 cargo test -p ctkgen-cython --test golden`.
+//! The emitter on the fixture headers' models. The models are read from the IR snapshots in
+//! `tests/golden/ir/` (the pipeline's fixture tests keep them current); the golden Cython
+//! output of each fixture is checked there too, in `crates/ctkgen/tests/fixtures.rs`.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ctkgen_cython::{emit, CythonOptions};
 use ctkgen_ir::Api;
 
-fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/cython")
+/// The model of `tests/headers/<case>.h`, as its IR snapshot holds it.
+fn fixture_model(case: &str) -> Api {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/golden/ir/{case}.snap"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // An insta snapshot: a `---` delimited header, then the JSON.
+    let json = text.splitn(3, "---\n").nth(2).unwrap_or_else(|| panic!("{}: no snapshot header", path.display()));
+    Api::from_json(json).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn options() -> CythonOptions {
@@ -19,65 +24,6 @@ fn options() -> CythonOptions {
     CythonOptions { command: "cargo xtask generate --lang cython".into(), ..CythonOptions::new(conventions, overrides) }
 }
 
-/// Where one output's golden copy lives: files every fixture renders identically are kept once
-/// under `_shared/`, so a change to the fixed parts of the package shows as one diff, not nine.
-fn golden_path(case: Option<&str>, path: &str) -> PathBuf {
-    golden_dir().join(case.unwrap_or("_shared")).join(path.replace('/', "__"))
-}
-
-#[test]
-fn fixture_headers_match_golden_output() {
-    let accept = std::env::var_os("CTKGEN_ACCEPT").is_some();
-    let mut entries: Vec<_> = std::fs::read_dir(golden_dir()).unwrap().flatten().map(|e| e.path()).collect();
-    entries.sort();
-    // case -> (path -> contents)
-    let mut outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for path in entries {
-        let Some(case) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".ir.json")) else {
-            continue;
-        };
-        let api = Api::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let files = emit(&api, &options()).unwrap_or_else(|e| panic!("{case}: {e}"));
-        let twice = emit(&api, &options()).unwrap();
-        assert_eq!(files, twice, "{case}: output is not deterministic");
-        outputs.insert(case.to_string(), files.into_iter().map(|f| (f.path, f.contents)).collect());
-    }
-    assert!(!outputs.is_empty(), "no fixture IR under {}", golden_dir().display());
-
-    let mut expected: BTreeMap<PathBuf, String> = BTreeMap::new();
-    for (case, files) in &outputs {
-        for (path, contents) in files {
-            let shared = outputs.values().all(|other| other.get(path) == Some(contents));
-            let golden = golden_path((!shared).then_some(case.as_str()), path);
-            expected.insert(golden, contents.clone());
-        }
-    }
-    // Golden files nothing produces any more are stale too.
-    let mut on_disk: BTreeSet<PathBuf> = BTreeSet::new();
-    for dir in std::fs::read_dir(golden_dir()).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
-        on_disk.extend(std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()));
-    }
-    if accept {
-        for stale in on_disk.iter().filter(|p| !expected.contains_key(*p)) {
-            std::fs::remove_file(stale).unwrap();
-        }
-        for (golden, contents) in &expected {
-            std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
-            std::fs::write(golden, contents).unwrap();
-        }
-        return;
-    }
-    let mut mismatches: Vec<String> = expected
-        .iter()
-        .filter(|(golden, contents)| std::fs::read_to_string(golden).ok().as_ref() != Some(*contents))
-        .map(|(golden, _)| golden.display().to_string())
-        .collect();
-    mismatches.extend(
-        on_disk.iter().filter(|p| !expected.contains_key(*p)).map(|p| format!("{} (not produced)", p.display())),
-    );
-    assert!(mismatches.is_empty(), "stale golden files (accept with CTKGEN_ACCEPT=1): {mismatches:#?}");
-}
-
 #[test]
 fn every_template_loads_and_renders() {
     // The environment parses every template; rendering every file of a fixture uses each one.
@@ -85,7 +31,7 @@ fn every_template_loads_and_renders() {
     for (name, _) in ctkgen_cython::TEMPLATES {
         env.get_template(name).unwrap();
     }
-    let api = Api::from_json(&std::fs::read_to_string(golden_dir().join("propagate.ir.json")).unwrap()).unwrap();
+    let api = fixture_model("propagate");
     let files = emit(&api, &options()).unwrap();
     for file in &files {
         let first = file.contents.lines().next().unwrap_or_default();
@@ -104,7 +50,7 @@ fn every_template_loads_and_renders() {
 
 #[test]
 fn over_aligned_records_get_aligned_blocks_from_the_ir() {
-    let api = Api::from_json(&std::fs::read_to_string(golden_dir().join("propagate.ir.json")).unwrap()).unwrap();
+    let api = fixture_model("propagate");
     let over: Vec<_> =
         api.over_aligned_records(ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT).map(|r| r.name.clone()).collect();
     assert!(!over.is_empty());
@@ -147,8 +93,7 @@ fn emitter_and_templates_hold_no_alignment_literals() {
 #[test]
 fn unclassified_parameters_fail_generation_by_name() {
     use ctkgen_ir::{Function, Param, Primitive, Type};
-    let mut api =
-        Api::from_json(&std::fs::read_to_string(golden_dir().join("functions_enums.ir.json")).unwrap()).unwrap();
+    let mut api = fixture_model("functions_enums");
     let int_pointer =
         Type::Pointer { pointee: Box::new(Type::Primitive { name: Primitive::Int }), pointee_const: false };
     api.functions.push(Function {

@@ -1,0 +1,178 @@
+//! The command line's arguments, shared by the commands that take them.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use ctkgen::{HeaderSource, LanguageMode, ReadOptions};
+
+/// Where the header comes from: exactly one of these.
+#[derive(Args, Clone)]
+#[group(multiple = false)]
+pub struct SourceArgs {
+    /// A CTK from headers/ctk.toml: `13.1` (newest patch) or `12.8.1` (exact).
+    #[arg(long)]
+    pub ctk: Option<String>,
+    /// An installed toolkit (also read from CUDA_HOME when nothing else is given).
+    #[arg(long)]
+    pub cuda_home: Option<PathBuf>,
+    /// Any header file.
+    #[arg(long)]
+    pub header: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    pub fn source(&self) -> Result<HeaderSource> {
+        if let Some(ctk) = &self.ctk {
+            Ok(HeaderSource::Ctk(ctk.clone()))
+        } else if let Some(header) = &self.header {
+            Ok(HeaderSource::Header(header.clone()))
+        } else if let Some(dir) = self.cuda_home.clone().or_else(|| std::env::var_os("CUDA_HOME").map(PathBuf::from)) {
+            Ok(HeaderSource::CudaHome(dir))
+        } else {
+            bail!("give --ctk VERSION, --header FILE or --cuda-home DIR (or set CUDA_HOME)")
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+pub struct ReadArgs {
+    /// Target triple for layouts.
+    #[arg(long, default_value = ctkgen::DEFAULT_TARGET)]
+    pub target: String,
+    /// Language modes to read the header in, comma-separated; all must agree.
+    #[arg(long, value_delimiter = ',', default_value = "c11,c++17")]
+    pub std: Vec<String>,
+}
+
+impl ReadArgs {
+    pub fn options(&self) -> Result<ReadOptions> {
+        let modes = self
+            .std
+            .iter()
+            .map(|s| {
+                LanguageMode::parse(s)
+                    .with_context(|| format!("unknown language mode {s}; known: c99, c11, c17, c++03, c++11, c++17"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ReadOptions { target: self.target.clone(), modes })
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum IrFormat {
+    Json,
+    Abi,
+}
+
+#[derive(Args)]
+pub struct IrArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: IrFormat,
+    /// Write to this file instead of standard output.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Lang {
+    Cython,
+    Rust,
+    All,
+}
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// A CTK from headers/ctk.toml.
+    #[arg(long, conflicts_with_all = ["all", "header", "cuda_home"])]
+    pub ctk: Option<String>,
+    /// Every CTK in the catalogue (newest patch of each minor), in parallel.
+    #[arg(long)]
+    pub all: bool,
+    /// Any header file.
+    #[arg(long)]
+    pub header: Option<PathBuf>,
+    /// An installed toolkit.
+    #[arg(long)]
+    pub cuda_home: Option<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Output folder (with --all: the parent of one folder per CTK). Default: target/ctkgen/.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "all")]
+    pub lang: Lang,
+    /// Name of the generated Python package.
+    #[arg(long, default_value = "ctkgen_cuda")]
+    pub python_package: String,
+    /// Compare with the existing output instead of writing; exit 1 when anything differs.
+    #[arg(long)]
+    pub check: bool,
+    /// Threads for --all (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Store over-aligned records inline in Python objects, as legacy bindings do. Only for
+    /// the negative-control tests: the result is knowingly broken.
+    #[arg(long, hide = true)]
+    pub legacy_inline_layout: bool,
+}
+
+#[derive(Subcommand)]
+pub enum HeadersCommand {
+    /// Download and verify headers into the cache.
+    Fetch {
+        #[arg(long, conflicts_with = "all")]
+        ctk: Option<String>,
+        #[arg(long)]
+        all: bool,
+    },
+    /// List the catalogue.
+    List,
+    /// Rebuild headers/ctk.toml from the cuda-toolkit meta-package on the package index.
+    Refresh,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DiffFormat {
+    Md,
+    Json,
+}
+
+#[derive(Args)]
+pub struct DiffArgs {
+    /// The older CTK, e.g. 12.9.
+    #[arg(long)]
+    pub from: String,
+    /// The newer CTK, e.g. 13.0.
+    #[arg(long)]
+    pub to: String,
+    #[arg(long, value_enum, default_value = "md")]
+    pub format: DiffFormat,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// The CTK to time (newest patch of the minor).
+    #[arg(long, default_value = "13.1")]
+    pub ctk: String,
+    /// Alternating runs of ctkgen and the peer; medians are reported.
+    #[arg(long, default_value_t = 7)]
+    pub runs: usize,
+    /// A fixture header and one run: proves the command works, measures nothing of note.
+    #[arg(long)]
+    pub tiny: bool,
+}
+
+#[derive(Args)]
+pub struct OracleArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}

@@ -1,0 +1,95 @@
+//! Commands that read a header's model and print, save or compare it: `ir`, `oracle`, `diff`
+//! and `abi-summaries`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use ctkgen::{Api, HeaderSet, HeaderSource, OutputFile, ReadOptions, Workspace};
+
+use crate::args::{DiffArgs, DiffFormat, IrArgs, IrFormat, OracleArgs};
+
+pub fn ir(ws: &Workspace, args: IrArgs) -> Result<ExitCode> {
+    let (_, api) = read_source(ws, &args.source.source()?, &args.read.options()?)?;
+    let text = match args.format {
+        IrFormat::Json => api.to_json(),
+        IrFormat::Abi => ctkgen::abi_summary(&api),
+    };
+    save_or_print(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn oracle(ws: &Workspace, args: OracleArgs) -> Result<ExitCode> {
+    let (headers, api) = read_source(ws, &args.source.source()?, &args.read.options()?)?;
+    let name = headers.main_header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    save_or_print(args.output.as_deref(), &ctkgen::oracle::c_source(&api, &name))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn diff(ws: &Workspace, args: DiffArgs) -> Result<ExitCode> {
+    let read = |ctk: &str| -> Result<Api> {
+        Ok(read_source(ws, &HeaderSource::Ctk(ctk.to_string()), &ReadOptions::default())?.1)
+    };
+    let (old, new) = (read(&args.from)?, read(&args.to)?);
+    let diff = ctkgen::abi_diff(&old, &new);
+    match args.format {
+        DiffFormat::Md => print!("{}", diff.to_markdown()),
+        DiffFormat::Json => print!("{}", diff.to_json()),
+    }
+    Ok(ExitCode::from(diff.exit_code()))
+}
+
+/// The headers of a source, fetched if needed, and their model.
+pub fn read_source(ws: &Workspace, source: &HeaderSource, read: &ReadOptions) -> Result<(HeaderSet, Api)> {
+    // Opening libclang and checking the cached headers take about as long as each other: side by side.
+    let headers = std::thread::scope(|scope| {
+        scope.spawn(|| ctkgen::preload_libclang(ws));
+        ctkgen::resolve_headers(ws, source)
+    })?;
+    let api =
+        ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
+    Ok((headers, api))
+}
+
+/// Writes `text` to `output`, or prints it when there is none.
+fn save_or_print(output: Option<&Path>, text: &str) -> Result<()> {
+    match output {
+        Some(path) => ctkgen::write_file(path, text)?,
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// `tests/abi/<ctk>.txt` for the newest patch of every minor: what reviewers diff when the
+/// parser or the catalogue changes.
+pub fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
+    use rayon::prelude::*;
+    let releases: Vec<String> = ws.catalogue()?.newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect();
+    let files: Vec<OutputFile> = releases
+        .par_iter()
+        .map(|ctk| -> Result<OutputFile> {
+            let (_, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
+            let minor: String = ctk.split('.').take(2).collect::<Vec<_>>().join(".");
+            Ok(OutputFile { path: format!("{minor}.txt"), contents: ctkgen::abi_summary(&api) })
+        })
+        .collect::<Result<_>>()?;
+    let dir = ws.root.join("tests").join("abi");
+    if check {
+        let staleness = ctkgen::check_tree(&dir, &files)?;
+        for (path, diff) in &staleness.changed {
+            println!("stale: tests/abi/{path}\n{diff}");
+        }
+        for path in staleness.missing.iter().chain(&staleness.extra) {
+            println!("missing or extra: tests/abi/{path}");
+        }
+        if !staleness.is_fresh() {
+            println!("run `cargo xtask abi-summaries` and review the diff");
+            return Ok(ExitCode::from(1));
+        }
+        println!("tests/abi is fresh ({} summaries)", files.len());
+    } else {
+        let summary = ctkgen::write_tree(&dir, &files)?;
+        println!("tests/abi: {} written, {} unchanged", summary.written.len(), summary.unchanged);
+    }
+    Ok(ExitCode::SUCCESS)
+}

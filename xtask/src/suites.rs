@@ -1,0 +1,224 @@
+//! `cargo xtask test` and the suites it runs, the Rust crates of every CTK, the GPU suite, and
+//! `accept-goldens`.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use ctkgen::{HeaderSource, Languages, OutputFile, ReadOptions, Workspace};
+
+use crate::model::read_source;
+
+pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
+    let releases: Vec<String> = match ctk {
+        Some(query) => vec![ws.catalogue()?.resolve(&query)?.ctk.clone()],
+        None => ws.catalogue()?.newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect(),
+    };
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // One target folder for all of them, so libloading builds once.
+    let target_dir = ws.root.join("target").join("ctkgen").join("rust-crates-target");
+    let mut failed = Vec::new();
+    for ctk in &releases {
+        let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
+        let options = ctkgen::GenerateOptions {
+            languages: Languages::Rust,
+            python_package: String::new(),
+            legacy_inline_layout: false,
+            command: format!("cargo xtask generate --ctk {ctk}"),
+            library: ws.library(ctkgen::DRIVER_LIBRARY)?,
+        };
+        let out = ws.default_output(ctk);
+        let files = ctkgen::emit(&api, &headers, &options)?;
+        // Only the rust/ part of the output folder is this command's.
+        let rust: Vec<OutputFile> = files
+            .into_iter()
+            .filter_map(|f| {
+                f.path.strip_prefix("rust/").map(|p| OutputFile { path: p.to_string(), contents: f.contents })
+            })
+            .collect();
+        let dir = out.join("rust");
+        ctkgen::write_tree(&dir, &rust)?;
+        for step in ["build", "test"] {
+            println!("==> {ctk}: cargo {step}");
+            let status = std::process::Command::new(&cargo)
+                .args([step, "--quiet", "--manifest-path"])
+                .arg(dir.join("Cargo.toml"))
+                .arg("--target-dir")
+                .arg(&target_dir)
+                .status()
+                .with_context(|| format!("cannot run cargo {step}"))?;
+            if !status.success() {
+                failed.push(format!("{ctk} ({step})"));
+                break;
+            }
+        }
+    }
+    println!("rust crates: {} passed, {} failed", releases.len() - failed.len(), failed.len());
+    if !failed.is_empty() {
+        println!("failed: {}", failed.join(", "));
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the GPU suite needs and this machine lacks, each as a reason to print.
+fn missing_gpu_prerequisites() -> Vec<String> {
+    let succeeds = |program: &str, args: &[&str]| {
+        std::process::Command::new(program).args(args).output().map(|o| o.status.success()).unwrap_or(false)
+    };
+    let mut missing = Vec::new();
+    match std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=compute_cap", "--format=csv,noheader", "-i", "0"])
+        .output()
+    {
+        Ok(out) if out.status.success() => {
+            let cap = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            let major: u32 = cap.split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);
+            if major < 9 {
+                missing.push(format!("GPU 0 has compute capability {cap:?}; TMA needs 9.0 or later"));
+            }
+        }
+        _ => missing.push("no NVIDIA GPU or driver (nvidia-smi failed or is absent)".into()),
+    }
+    if !succeeds("nvcc", &["--version"]) {
+        missing.push("nvcc is not on PATH".into());
+    }
+    if !succeeds("python3", &["-c", "import Cython, numpy, setuptools"]) {
+        missing.push("python3 lacks Cython, numpy or setuptools".into());
+    }
+    missing
+}
+
+pub fn gpu_test(ws: &Workspace, prepare_only: bool) -> Result<ExitCode> {
+    let script = if prepare_only { "tests/gpu/prepare.sh" } else { "tests/gpu/gpu-test.sh" };
+    if !prepare_only {
+        let missing = missing_gpu_prerequisites();
+        if !missing.is_empty() {
+            for reason in &missing {
+                println!("SKIPPED GPU suite: {reason}");
+            }
+            println!("GPU suite not run (prepare a bundle with `cargo xtask gpu-test --prepare-only` for a GPU host)");
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    let status = std::process::Command::new("bash")
+        .arg(script)
+        .current_dir(&ws.root)
+        .env("CTKGEN_XTASK", std::env::current_exe()?)
+        .status()
+        .with_context(|| format!("cannot run {script}"))?;
+    Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// One suite of `cargo xtask test`: a name and the command that runs it.
+struct Suite {
+    name: &'static str,
+    program: &'static str,
+    args: &'static [&'static str],
+}
+
+/// The suites `cargo xtask test` runs in order, each failing the run on its own; formatting
+/// and lints first, as they take seconds.
+const SUITES: [Suite; 4] = [
+    Suite { name: "format", program: "cargo", args: &["fmt", "--all", "--check"] },
+    Suite {
+        name: "clippy",
+        program: "cargo",
+        args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+    },
+    Suite { name: "rust", program: "cargo", args: &["test", "--workspace"] },
+    Suite { name: "python", program: "bash", args: &["tests/python/run.sh"] },
+];
+
+/// CTKs whose generated Rust crates the test suite builds: both ends of 12.x, the first 13.x,
+/// the default, and the newest in the catalogue.
+fn crate_test_ctks(ws: &Workspace) -> Result<Vec<String>> {
+    let newest = ws.catalogue()?.newest_per_minor().last().map(|r| r.ctk.clone()).context("empty catalogue")?;
+    Ok(["12.0", "12.9", "13.0", "13.1"].iter().map(|s| s.to_string()).chain(std::iter::once(newest)).collect())
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+pub fn test(ws: &Workspace) -> Result<ExitCode> {
+    // The Rust emitter's tests build a generated crate from each of these models.
+    let ir_dir = ws.root.join("target").join("ctkgen").join("ir-for-tests");
+    let mut models = Vec::new();
+    for ctk in crate_test_ctks(ws)? {
+        let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
+        models.push(OutputFile { path: format!("{}.json", ctkgen::source_label(&headers)), contents: api.to_json() });
+    }
+    ctkgen::write_tree(&ir_dir, &models)?;
+    // The Python suite generates its packages with this very binary.
+    let xtask = std::env::current_exe()?;
+    let mut passed = 0;
+    let mut failed = Vec::new();
+    for suite in &SUITES {
+        println!("==> {} suite: {} {}", suite.name, suite.program, suite.args.join(" "));
+        let program = if suite.program == "cargo" { cargo() } else { suite.program.to_string() };
+        let status = std::process::Command::new(&program)
+            .args(suite.args)
+            .current_dir(&ws.root)
+            .env("CTKGEN_IR_DIR", &ir_dir)
+            .env("CTKGEN_XTASK", &xtask)
+            .status()
+            .with_context(|| format!("cannot run {program}"))?;
+        if status.success() {
+            passed += 1;
+        } else {
+            failed.push(suite.name);
+        }
+    }
+    println!("==> gpu suite: cargo xtask gpu-test");
+    let mut skipped = 0;
+    let missing = missing_gpu_prerequisites();
+    if missing.is_empty() {
+        if gpu_test(ws, false)? == ExitCode::SUCCESS {
+            passed += 1;
+        } else {
+            failed.push("gpu");
+        }
+    } else {
+        for reason in &missing {
+            println!("SKIPPED GPU suite: {reason}");
+        }
+        skipped += 1;
+    }
+    println!("suites: {passed} passed, {} failed, {skipped} skipped", failed.len());
+    if !failed.is_empty() {
+        println!("failed suites: {}", failed.join(", "));
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tests that hold golden outputs, each rewriting its goldens when `CTKGEN_ACCEPT` (ours)
+/// and `INSTA_UPDATE=always` (insta's) are set.
+const GOLDEN_TESTS: [(&str, &str); 2] = [
+    // The fixtures' IR snapshots and their Cython and Rust outputs.
+    ("ctkgen", "fixtures"),
+    // The ABI diff report of two real CTKs.
+    ("ctkgen-diff", "ctk_bumps"),
+];
+
+/// Rewrites every golden output from what the code produces now, then lists what changed.
+pub fn accept_goldens(ws: &Workspace) -> Result<ExitCode> {
+    for (package, test) in GOLDEN_TESTS {
+        println!("==> cargo test -p {package} --test {test}, accepting");
+        let status = std::process::Command::new(cargo())
+            .args(["test", "--quiet", "-p", package, "--test", test])
+            .current_dir(&ws.root)
+            .env("CTKGEN_ACCEPT", "1")
+            .env("INSTA_UPDATE", "always")
+            .status()
+            .context("cannot run cargo test")?;
+        if !status.success() {
+            println!("cargo test -p {package} --test {test} failed for a reason other than its goldens");
+            return Ok(ExitCode::from(1));
+        }
+    }
+    println!("==> per-CTK ABI summaries");
+    crate::model::abi_summaries(ws, false)?;
+    println!("review the changes: git diff --stat -- tests/golden tests/abi");
+    Ok(ExitCode::SUCCESS)
+}
