@@ -49,6 +49,20 @@ def emit(ctk, out, legacy=False):
     return os.path.join(out, "python")
 
 
+def ir_json(ctk):
+    """Path of the IR (JSON) of `ctk`: the file `cargo xtask test` wrote under $CTKGEN_IR_DIR
+    when it has that CTK, else one written now with `xtask ir`."""
+    ir_dir = os.environ.get("CTKGEN_IR_DIR")
+    if ir_dir:
+        found = sorted(glob.glob(os.path.join(ir_dir, f"{ctk}.*.json")))
+        if found:
+            return found[-1]
+    path = os.path.join(CACHE, "ir", f"{ctk}.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    xtask("ir", "--ctk", ctk, "-o", path)
+    return path
+
+
 def tree_digest(root):
     digest = hashlib.sha256()
     for dirpath, _, files in sorted(os.walk(root)):
