@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 
-from conftest import CACHE, REPO, probe, run
+from conftest import CACHE, REPO, emit, probe
 
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
 import parity  # noqa: E402
@@ -34,11 +34,7 @@ def catalogue_newest():
 def our_surface(ctk):
     """Surface of the package generated for `ctk`, from its stubs (generation only, no build)."""
     with tempfile.TemporaryDirectory(prefix="ctkgen-parity-") as tmp:
-        ir = os.path.join(tmp, "ir.json")
-        run(["cargo", "run", "-q", "-p", "xtask", "--", "ir", "--ctk", ctk, "-o", ir], cwd=REPO)
-        run(["cargo", "run", "-q", "-p", "ctkgen-cython", "--bin", "ctkgen-cython-emit", "--", "--ir", ir,
-             "--out", tmp, "--command", "parity check"], cwd=REPO)
-        (stub,) = glob.glob(os.path.join(tmp, "python", "*", "driver.pyi"))
+        (stub,) = glob.glob(os.path.join(emit(ctk, tmp), "*", "driver.pyi"))
         return parity.stub_surface(stub)
 
 
