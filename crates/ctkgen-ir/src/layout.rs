@@ -73,15 +73,4 @@ impl Record {
     pub fn is_over_aligned(&self, limit: u64) -> bool {
         self.complete && self.align > limit
     }
-
-    /// The largest alignment any member asks for; a record's alignment above this comes from
-    /// an attribute on the record itself.
-    pub fn natural_align(&self) -> u64 {
-        let members = self.fields.iter().map(|f| f.align).max().unwrap_or(1);
-        if self.packed {
-            1
-        } else {
-            members.max(1)
-        }
-    }
 }
