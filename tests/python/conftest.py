@@ -84,6 +84,9 @@ def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None):
     target = os.path.join(CACHE, "cython-builds", key)
     if os.path.exists(os.path.join(target, ".built")):
         return target
+    # Built in a folder of this process's own, then renamed into place: two runs that build the
+    # same package at once (two checkouts sharing a cache) never build in each other's folder.
+    final, target = target, f"{target}.building-{os.getpid()}"
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(src, target)
     env = dict(os.environ, CFLAGS=cflags, LDFLAGS=cflags if "sanitize" in cflags else "", CTKGEN_BUILD_JOBS=JOBS)
@@ -98,7 +101,12 @@ def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None):
     if result.returncode != 0:
         raise BuildFailed(result.stdout + result.stderr)
     open(os.path.join(target, ".built"), "w").close()
-    return target
+    try:
+        os.rename(target, final)
+    except OSError:
+        # Another run finished the same build first; its folder serves.
+        shutil.rmtree(target, ignore_errors=True)
+    return final
 
 
 class BuildFailed(RuntimeError):

@@ -71,6 +71,8 @@ pub struct IrArgs {
     pub source: SourceArgs,
     #[command(flatten)]
     pub read: ReadArgs,
+    /// `json`: the whole model; `abi`: one sorted line per declaration (sizes and alignments in
+    /// bytes, field offsets in bits).
     #[arg(long, value_enum, default_value = "json")]
     pub format: IrFormat,
     /// Write to this file instead of standard output.
@@ -80,14 +82,18 @@ pub struct IrArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Lang {
+    /// The Cython package only.
     Cython,
+    /// The Rust -sys crate only.
     Rust,
+    /// Both.
     All,
 }
 
 #[derive(Args)]
 pub struct GenerateArgs {
-    /// A CTK from headers/ctk.toml.
+    /// A CTK from headers/ctk.toml: `13.1` means the newest patch of 13.1, `12.8.1` exactly
+    /// that release (`cargo xtask headers list` shows them).
     #[arg(long, conflicts_with_all = ["all", "header", "cuda_home"])]
     pub ctk: Option<String>,
     /// Every CTK in the catalogue (newest patch of each minor), in parallel.
@@ -104,12 +110,14 @@ pub struct GenerateArgs {
     /// Output folder (with --all: the parent of one folder per CTK). Default: target/ctkgen/.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Which bindings to write: the Cython package (python/), the Rust -sys crate (rust/), or both.
     #[arg(long, value_enum, default_value = "all")]
     pub lang: Lang,
     /// Name of the generated Python package.
     #[arg(long, default_value = "ctkgen_cuda")]
     pub python_package: String,
-    /// Compare with the existing output instead of writing; exit 1 when anything differs.
+    /// Compare with the existing output instead of writing; exit 1 when a generated file differs,
+    /// is missing or is no longer generated (other files in the folder are listed, not judged).
     #[arg(long)]
     pub check: bool,
     /// Threads for --all (default: one per core).

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use ctkgen::{HeaderSource, Languages, ReadOptions, Workspace};
+use ctkgen::{HeaderSource, Languages, Ownership, ReadOptions, Workspace};
 
 use crate::args::{GenerateArgs, Lang};
-use crate::model::read_source;
+use crate::model::read_source_reporting;
 
 pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     let languages = match args.lang {
@@ -43,12 +43,12 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     });
     progress.done();
 
-    let mut stale = false;
+    let mut stale_files = 0;
     let mut first_error = None;
     for outcome in outcomes {
         match outcome {
             Ok(generated) => {
-                stale |= generated.stale;
+                stale_files += generated.stale_files;
                 print!("{}", generated.report);
             }
             Err(e) if first_error.is_none() => first_error = Some(e),
@@ -58,7 +58,35 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     if let Some(e) = first_error {
         return Err(e);
     }
-    Ok(if stale { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    if args.check && stale_files > 0 {
+        let plural = if stale_files == 1 { "" } else { "s" };
+        println!("{stale_files} stale file{plural}; run `{}` to refresh", refresh_command(&args));
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The command that rewrites what `args --check` compared.
+fn refresh_command(args: &GenerateArgs) -> String {
+    let mut command = String::from("cargo xtask generate");
+    if args.all {
+        command.push_str(" --all");
+    } else if let Some(ctk) = &args.ctk {
+        command.push_str(&format!(" --ctk {ctk}"));
+    } else if let Some(header) = &args.header {
+        command.push_str(&format!(" --header {}", header.display()));
+    } else if let Some(dir) = &args.cuda_home {
+        command.push_str(&format!(" --cuda-home {}", dir.display()));
+    }
+    if let Some(out) = &args.out {
+        command.push_str(&format!(" --out {}", out.display()));
+    }
+    match args.lang {
+        Lang::All => {}
+        Lang::Cython => command.push_str(" --lang cython"),
+        Lang::Rust => command.push_str(" --lang rust"),
+    }
+    command
 }
 
 /// What one source's generation did.
@@ -66,8 +94,8 @@ struct Generated {
     label: String,
     /// What to print about it.
     report: String,
-    /// With --check: the output differs from what generation would write.
-    stale: bool,
+    /// With --check: how many files differ from what generation would write.
+    stale_files: usize,
 }
 
 /// Generates (or with --check compares) one source.
@@ -78,7 +106,13 @@ fn generate_one(
     languages: Languages,
     read: &ReadOptions,
 ) -> Result<Generated> {
-    let (headers, api) = read_source(ws, source, read)?;
+    // One source at a time on the screen: say what stage it is in. Many at once have a bar.
+    let stage = |line: &str| {
+        if !args.all {
+            eprintln!("{line}");
+        }
+    };
+    let (headers, api) = read_source_reporting(ws, source, read, stage)?;
     if !args.all {
         // One source: nothing is parsed after this.
         ctkgen::release_libclang_pages();
@@ -98,6 +132,12 @@ fn generate_one(
         command,
         library: ws.library(ctkgen::DRIVER_LIBRARY)?,
     };
+    let emitters = match languages {
+        Languages::All => "cython and rust",
+        Languages::Cython => "cython",
+        Languages::Rust => "rust",
+    };
+    stage(&format!("emitting {emitters}"));
     let files = ctkgen::emit(&api, &headers, &options).with_context(|| format!("generating {label}"))?;
     let out = match (&args.out, args.all) {
         (Some(dir), true) => dir.join(&label),
@@ -105,26 +145,41 @@ fn generate_one(
         (None, _) => ws.default_output(&label),
     };
     let mut report = String::new();
-    let mut stale = false;
+    let mut stale_files = 0;
     if args.check {
-        let staleness = ctkgen::check_tree(&out, &files)?;
-        stale = !staleness.is_fresh();
+        let staleness = ctkgen::check_tree(&out, &files, Ownership::Manifest { command: &options.command })?;
+        stale_files = staleness.stale_files();
         for (path, diff) in &staleness.changed {
             report.push_str(&format!("stale: {path}\n{diff}"));
         }
         for path in &staleness.missing {
             report.push_str(&format!("missing: {path}\n"));
         }
-        for path in &staleness.extra {
-            report.push_str(&format!("not generated: {path}\n"));
+        for path in &staleness.obsolete {
+            report.push_str(&format!("no longer generated: {path}\n"));
+        }
+        if !staleness.foreign.is_empty() {
+            // Build products and the user's files: listed, never judged.
+            report.push_str(&format!(
+                "{label}: {} other files, not written by ctkgen (kept):\n",
+                staleness.foreign.len()
+            ));
+            for path in &staleness.foreign {
+                report.push_str(&format!("  {path}\n"));
+            }
         }
         if staleness.is_fresh() {
             report.push_str(&format!("{label}: {} is fresh\n", out.display()));
         }
     } else {
-        let summary = ctkgen::write_tree(&out, &files)?;
+        stage(&format!("writing {}", out.display()));
+        let summary = ctkgen::write_tree(&out, &files, Ownership::Manifest { command: &options.command })?;
+        let kept = match summary.kept {
+            0 => String::new(),
+            n => format!(", {n} other files kept"),
+        };
         report.push_str(&format!(
-            "{label}: {} files in {} ({} written, {} unchanged, {} removed)\n",
+            "{label}: {} files in {} ({} written, {} unchanged, {} removed{kept})\n",
             files.len(),
             out.display(),
             summary.written.len(),
@@ -132,7 +187,7 @@ fn generate_one(
             summary.removed.len()
         ));
     }
-    Ok(Generated { label, report, stale })
+    Ok(Generated { label, report, stale_files })
 }
 
 /// A progress bar on a terminal, plain lines elsewhere (logs, CI).

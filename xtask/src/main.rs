@@ -19,7 +19,7 @@ use ctkgen::Workspace;
 use args::{BenchArgs, DiffArgs, GenerateArgs, HeadersCommand, IrArgs, OracleArgs};
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Generate CUDA driver bindings from cuda.h")]
+#[command(name = "xtask", about = "Generate CUDA driver bindings from cuda.h (run as `cargo xtask`)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -69,7 +69,10 @@ enum Command {
 
 fn workspace() -> Workspace {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf();
-    Workspace::new(root)
+    let mut ws = Workspace::new(root);
+    // A first run downloads headers and maybe libclang: say so, on standard error.
+    ws.cache = ws.cache.with_progress(|line| eprintln!("{line}"));
+    ws
 }
 
 /// glibc's allocator defaults suit long-running servers: an arena per thread and large freed

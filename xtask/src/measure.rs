@@ -46,7 +46,7 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
     mark(&mut stages);
     files.extend(ctkgen::emit(&api, &headers, &options(Languages::Rust))?);
     mark(&mut stages);
-    ctkgen::write_tree(out, &files)?;
+    ctkgen::write_tree(out, &files, ctkgen::Ownership::Manifest { command: "cargo xtask bench" })?;
     mark(&mut stages);
     Ok(stages)
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use ctkgen::{Api, HeaderSet, HeaderSource, OutputFile, ReadOptions, Workspace};
+use ctkgen::{Api, HeaderSet, HeaderSource, OutputFile, Ownership, ReadOptions, Workspace};
 
 use crate::args::{DiffArgs, DiffFormat, IrArgs, IrFormat, OracleArgs};
 
@@ -41,11 +41,24 @@ pub fn diff(ws: &Workspace, args: DiffArgs) -> Result<ExitCode> {
 
 /// The headers of a source, fetched if needed, and their model.
 pub fn read_source(ws: &Workspace, source: &HeaderSource, read: &ReadOptions) -> Result<(HeaderSet, Api)> {
+    read_source_reporting(ws, source, read, |_| {})
+}
+
+/// [`read_source`], telling `stage` when parsing starts.
+pub fn read_source_reporting(
+    ws: &Workspace,
+    source: &HeaderSource,
+    read: &ReadOptions,
+    stage: impl Fn(&str),
+) -> Result<(HeaderSet, Api)> {
     // Opening libclang and checking the cached headers take about as long as each other: side by side.
     let headers = std::thread::scope(|scope| {
         scope.spawn(|| ctkgen::preload_libclang(ws));
         ctkgen::resolve_headers(ws, source)
     })?;
+    let header = headers.main_header.file_name().unwrap_or_default().to_string_lossy();
+    let modes: Vec<&str> = read.modes.iter().map(|m| m.std_flag()).collect();
+    stage(&format!("parsing {header} of {} as {}", ctkgen::source_label(&headers), modes.join(" and ")));
     let api =
         ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
     Ok((headers, api))
@@ -75,11 +88,11 @@ pub fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
         .collect::<Result<_>>()?;
     let dir = ws.root.join("tests").join("abi");
     if check {
-        let staleness = ctkgen::check_tree(&dir, &files)?;
+        let staleness = ctkgen::check_tree(&dir, &files, Ownership::Whole)?;
         for (path, diff) in &staleness.changed {
             println!("stale: tests/abi/{path}\n{diff}");
         }
-        for path in staleness.missing.iter().chain(&staleness.extra) {
+        for path in staleness.missing.iter().chain(&staleness.obsolete) {
             println!("missing or extra: tests/abi/{path}");
         }
         if !staleness.is_fresh() {
@@ -88,7 +101,7 @@ pub fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
         }
         println!("tests/abi is fresh ({} summaries)", files.len());
     } else {
-        let summary = ctkgen::write_tree(&dir, &files)?;
+        let summary = ctkgen::write_tree(&dir, &files, Ownership::Whole)?;
         println!("tests/abi: {} written, {} unchanged", summary.written.len(), summary.unchanged);
     }
     Ok(ExitCode::SUCCESS)

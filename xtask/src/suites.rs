@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use ctkgen::{HeaderSource, Languages, OutputFile, ReadOptions, Workspace};
+use ctkgen::{HeaderSource, Languages, OutputFile, Ownership, ReadOptions, Workspace};
 
 use crate::model::read_source;
 
@@ -36,7 +36,7 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
             })
             .collect();
         let dir = out.join("rust");
-        ctkgen::write_tree(&dir, &rust)?;
+        ctkgen::write_tree(&dir, &rust, Ownership::Manifest { command: &options.command })?;
         for step in ["build", "test"] {
             println!("==> {ctk}: cargo {step}");
             let status = std::process::Command::new(&cargo)
@@ -82,10 +82,25 @@ fn missing_gpu_prerequisites() -> Vec<String> {
     if !succeeds("nvcc", &["--version"]) {
         missing.push("nvcc is not on PATH".into());
     }
-    if !succeeds("python3", &["-c", "import Cython, numpy, setuptools"]) {
-        missing.push("python3 lacks Cython, numpy or setuptools".into());
+    if let Some(reason) = gpu_python_lacks() {
+        missing.push(reason);
     }
     missing
+}
+
+/// Why the interpreter the GPU suite runs (`tests/gpu/run.sh`: `$PYTHON`, else `python3`) cannot
+/// build and drive the package, naming the modules it lacks. The Python suite's own virtual
+/// environment is not it: that one holds only what the CPU tests need.
+fn gpu_python_lacks() -> Option<String> {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let probe = "import importlib.util as u\nprint(' '.join(m for m in ('Cython', 'numpy', 'setuptools') if u.find_spec(m) is None))";
+    match std::process::Command::new(&python).args(["-c", probe]).output() {
+        Ok(out) if out.status.success() => {
+            let lacking = String::from_utf8_lossy(&out.stdout).trim().replace(' ', ", ");
+            (!lacking.is_empty()).then(|| format!("{python}, the GPU suite's interpreter ($PYTHON), lacks {lacking}"))
+        }
+        _ => Some(format!("{python}, the GPU suite's interpreter ($PYTHON), does not run")),
+    }
 }
 
 pub fn gpu_test(ws: &Workspace, prepare_only: bool) -> Result<ExitCode> {
@@ -148,7 +163,7 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
         let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
         models.push(OutputFile { path: format!("{}.json", ctkgen::source_label(&headers)), contents: api.to_json() });
     }
-    ctkgen::write_tree(&ir_dir, &models)?;
+    ctkgen::write_tree(&ir_dir, &models, Ownership::Whole)?;
     // The Python suite generates its packages with this very binary.
     let xtask = std::env::current_exe()?;
     let mut passed = 0;

@@ -16,10 +16,21 @@ use crate::wheel::Wheel;
 use crate::{HeadersError, Pip, Release, MAIN_HEADER, TYPEDEFS_HEADER};
 
 /// A folder that keeps downloaded headers and libclang between runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Cache {
     root: PathBuf,
+    /// Told about each download as it starts and ends: downloads are the slow, silent part of
+    /// a first run.
+    progress: Option<fn(&str)>,
 }
+
+impl PartialEq for Cache {
+    fn eq(&self, other: &Cache) -> bool {
+        self.root == other.root
+    }
+}
+
+impl Eq for Cache {}
 
 /// Headers ready to parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +48,12 @@ pub struct HeaderSet {
 
 impl Cache {
     pub fn new(root: PathBuf) -> Cache {
-        Cache { root }
+        Cache { root, progress: None }
+    }
+
+    /// The same cache, reporting each download to `progress` (one line per message).
+    pub fn with_progress(self, progress: fn(&str)) -> Cache {
+        Cache { progress: Some(progress), ..self }
     }
 
     /// `$CTKGEN_CACHE`, or `<workspace>/.ctkgen-cache`.
@@ -73,6 +89,28 @@ impl Cache {
             .prefix(".download-")
             .tempdir_in(&wheels_dir)
             .map_err(|source| unwritable(&wheels_dir, source))
+    }
+
+    /// Downloads one wheel through pip into a fresh download folder (see [`Cache::download_dir`]),
+    /// reporting the download and its size; `purpose` says what it is for.
+    pub(crate) fn download_wheel(
+        &self,
+        pip: &Pip,
+        requirement: &str,
+        platforms: &[String],
+        purpose: &str,
+    ) -> Result<(tempfile::TempDir, PathBuf), HeadersError> {
+        let download = self.download_dir()?;
+        if let Some(progress) = self.progress {
+            progress(&format!("fetching {requirement} ({purpose}) from the package index"));
+        }
+        let wheel = pip.download_wheel(requirement, platforms, download.path())?;
+        if let Some(progress) = self.progress {
+            let size = fs::metadata(&wheel).map(|m| m.len()).unwrap_or(0);
+            let name = wheel.file_name().unwrap_or_default().to_string_lossy();
+            progress(&format!("fetched {name} ({:.1} MiB)", size as f64 / (1024.0 * 1024.0)));
+        }
+        Ok((download, wheel))
     }
 
     pub(crate) fn with_lock<T>(
@@ -124,9 +162,9 @@ fn cached_headers_intact(include_dir: &Path, release: &Release) -> bool {
 }
 
 fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir: &Path) -> Result<(), HeadersError> {
-    let download = cache.download_dir()?;
     let requirement = format!("{}=={}", release.package, release.wheel_version);
-    let wheel_path = pip.download_wheel(&requirement, &release.wheel_platforms(), download.path())?;
+    let purpose = format!("the headers of CTK {}", release.ctk);
+    let (_download, wheel_path) = cache.download_wheel(pip, &requirement, &release.wheel_platforms(), &purpose)?;
 
     let wheel_sha256 = sha256_file(&wheel_path)?;
     if wheel_sha256 != release.wheel_sha256 {

@@ -165,8 +165,47 @@ impl Catalogue {
         });
         newest_with_prefix.ok_or_else(|| HeadersError::UnknownVersion {
             query: query.to_string(),
-            known: self.releases.iter().map(|r| r.ctk.as_str()).collect::<Vec<_>>().join(", "),
+            nearest: self.nearest(query).join(", "),
+            count: self.releases.len(),
         })
+    }
+
+    /// The releases to suggest for an unknown `query`, oldest first: every patch of its minor
+    /// when the minor is known, else the newest patch of the nearest minors (of the newest ones
+    /// when `query` is not a version).
+    fn nearest(&self, query: &str) -> Vec<&str> {
+        const SHOWN: usize = 3;
+        let wanted = version_components(query).filter(|parts| !parts.is_empty());
+        let minor_of = |parts: &[u32]| (parts[0], parts.get(1).copied().unwrap_or(0));
+        if let Some(wanted) = &wanted {
+            let same_minor: Vec<&str> = self
+                .releases
+                .iter()
+                .filter(|r| {
+                    version_components(&r.ctk)
+                        .is_some_and(|have| wanted.len() > 2 && minor_of(&have) == minor_of(wanted))
+                })
+                .map(|r| r.ctk.as_str())
+                .collect();
+            if !same_minor.is_empty() {
+                return same_minor;
+            }
+        }
+        let mut minors = self.newest_per_minor();
+        match &wanted {
+            Some(wanted) => {
+                let as_number = |(major, minor): (u32, u32)| i64::from(major) * 1000 + i64::from(minor);
+                let target = as_number(minor_of(wanted));
+                minors.sort_by_key(|r| {
+                    let have = version_components(&r.ctk).unwrap_or_default();
+                    ((as_number(minor_of(&have)) - target).abs(), std::cmp::Reverse(as_number(minor_of(&have))))
+                });
+            }
+            None => minors.reverse(),
+        }
+        minors.truncate(SHOWN);
+        minors.sort_by_key(|r| version_components(&r.ctk));
+        minors.into_iter().map(|r| r.ctk.as_str()).collect()
     }
 
     /// The newest patch release of every minor version, oldest minor first.

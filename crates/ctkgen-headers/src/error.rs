@@ -21,8 +21,8 @@ pub enum HeadersError {
     #[error("invalid release {ctk}: {reason}")]
     InvalidRelease { ctk: String, reason: String },
 
-    #[error("unknown ctk version {query}; known versions: {known}")]
-    UnknownVersion { query: String, known: String },
+    #[error("unknown ctk version {query}; nearest known: {nearest} (`cargo xtask headers list` shows all {count})")]
+    UnknownVersion { query: String, nearest: String, count: usize },
 
     #[error("cache directory {path} is not writable")]
     UnwritableCache { path: PathBuf, source: io::Error },

@@ -245,10 +245,10 @@ fn is_installed(library: &Path, pinned: &PinnedWheel) -> bool {
 }
 
 fn install_library(cache: &Cache, pip: &Pip, pinned: &PinnedWheel, library: &Path) -> Result<(), HeadersError> {
-    let download = cache.download_dir()?;
     let platform = pinned.wheel_file.trim_end_matches(".whl").rsplit('-').next().unwrap_or_default();
-    let wheel_path =
-        pip.download_wheel(&format!("libclang=={LIBCLANG_WHEEL_VERSION}"), &[platform.to_string()], download.path())?;
+    let requirement = format!("libclang=={LIBCLANG_WHEEL_VERSION}");
+    let (_download, wheel_path) =
+        cache.download_wheel(pip, &requirement, &[platform.to_string()], "the C parser, no system libclang found")?;
     let wheel_sha256 = sha256_file(&wheel_path)?;
     if wheel_sha256 != pinned.wheel_sha256 {
         return Err(HeadersError::HashMismatch {

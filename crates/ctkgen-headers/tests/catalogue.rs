@@ -71,13 +71,25 @@ fn resolves_minor_exact_and_meta_package_versions() {
 }
 
 #[test]
-fn unknown_versions_list_the_known_ones() {
+fn unknown_versions_name_the_nearest_known_ones() {
     let catalogue = committed_catalogue();
-    for query in ["12.7", "13.4.0", "11.8.0", "14", "13.1.x", "", "latest"] {
+    let count = catalogue.releases.len();
+    let cases = [
+        ("12.7", "12.6.3, 12.8.2"),
+        ("13.4.0", "13.4.1, 13.4.2, 13.4.3"),
+        ("11.8.0", "12.0.1, 12.1.1"),
+        ("14", "13.3.1, 13.4.3, 13.5.0"),
+        ("13.1.x", "13.3.1, 13.4.3, 13.5.0"),
+        ("", "13.3.1, 13.4.3, 13.5.0"),
+        ("latest", "13.3.1, 13.4.3, 13.5.0"),
+    ];
+    for (query, nearest) in cases {
         let error = catalogue.resolve(query).unwrap_err();
         assert!(matches!(error, HeadersError::UnknownVersion { .. }), "{query}: {error:?}");
         let message = error.to_string();
-        assert!(message.contains("12.0.0, 12.0.1,") && message.contains("13.5.0"), "{message}");
+        assert!(message.contains("nearest known: ") && message.contains(nearest), "{query}: {message}");
+        assert!(message.contains(&format!("shows all {count}")), "{message}");
+        assert!(!message.contains("12.0.0, 12.0.1, 12.1.0, 12.1.1"), "not the whole list: {message}");
         assert!(!message.contains('\n'));
     }
 }

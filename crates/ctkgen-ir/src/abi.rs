@@ -80,6 +80,7 @@ pub fn summary(api: &Api) -> String {
         p.cuda_version.map(|v| format!(" (CUDA_VERSION {v})")).unwrap_or_default(),
         p.target
     );
+    out.push_str("# units: size= and align= in bytes, field offsets (name@N) in bits\n");
     for record in &api.records {
         out.push_str(&record_line(record));
         out.push('\n');

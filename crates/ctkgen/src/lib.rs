@@ -21,7 +21,7 @@ pub use ctkgen_diff::{diff as abi_diff, AbiDiff};
 pub use ctkgen_headers::{Catalogue, HeaderSet, Release};
 pub use ctkgen_ir::abi::summary as abi_summary;
 pub use ctkgen_ir::{Api, LanguageMode, OutputFile};
-pub use writer::{check_tree, write_file, write_tree, Staleness, WriteSummary};
+pub use writer::{check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, MANIFEST};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
