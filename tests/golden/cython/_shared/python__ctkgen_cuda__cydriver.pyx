@@ -20,11 +20,18 @@ cdef extern from "<dlfcn.h>" nogil:
 
 
 class CUDADriverNotFoundError(RuntimeError):
-    """The CUDA driver library (libcuda.so.1) could not be loaded."""
+    """The CUDA driver library (libcuda.so.1) could not be loaded.
+
+    Raised by the first call of any function, never at import; the message says why the library
+    did not load. (The Rust crate generated from the same header returns
+    CUDA_ERROR_NOT_INITIALIZED instead.)"""
 
 
 class CUDAFunctionNotFoundError(RuntimeError):
-    """The installed CUDA driver does not provide a requested entry point."""
+    """The installed CUDA driver does not provide a requested entry point.
+
+    Raised when that function is called, never at import. (The Rust crate returns
+    CUDA_ERROR_NOT_FOUND instead.)"""
 
 
 ctypedef CUresult (*_get_proc_address_t)(const char*, void**, int, cuuint64_t, int*) noexcept nogil
