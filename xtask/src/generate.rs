@@ -109,7 +109,7 @@ fn generate_one(
     // One source at a time on the screen: say what stage it is in. Many at once have a bar.
     let stage = |line: &str| {
         if !args.all {
-            eprintln!("{line}");
+            crate::progress(line);
         }
     };
     let (headers, api) = read_source_reporting(ws, source, read, stage)?;

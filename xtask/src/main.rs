@@ -71,8 +71,14 @@ fn workspace() -> Workspace {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf();
     let mut ws = Workspace::new(root);
     // A first run downloads headers and maybe libclang: say so, on standard error.
-    ws.cache = ws.cache.with_progress(|line| eprintln!("{line}"));
+    ws.cache = ws.cache.with_progress(progress);
     ws
+}
+
+/// A line saying what a run is doing, on standard error. Such lines start with `-- `, so
+/// they read apart from results (standard output) and from the one `error: ` line.
+pub fn progress(line: &str) {
+    eprintln!("-- {line}");
 }
 
 /// glibc's allocator defaults suit long-running servers: an arena per thread and large freed

@@ -328,7 +328,8 @@ fn check_case(name: &str, setup: Setup, sandbox: &Sandbox) -> Vec<String> {
     let output = xtask(&args, &case.env);
     let took = started.elapsed();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    let lines: Vec<&str> = stderr.lines().collect();
+    // Progress lines (`-- fetching ...`) may come first; the error is the one other line.
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("-- ")).collect();
     let mut problems = Vec::new();
     if output.status.success() {
         problems.push("succeeded".to_string());
