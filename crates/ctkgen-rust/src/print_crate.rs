@@ -1,8 +1,6 @@
 //! Assembles the generated package: `Cargo.toml`, `src/lib.rs`, `tests/layout.rs` and
 //! `examples/driver_info.rs`, each formatted in process and headed by the generating command.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use ctkgen_ir::{Api, OutputFile};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -90,9 +88,9 @@ fn complete_records<'p, 'a>(plan: &'p Plan<'a>) -> impl Iterator<Item = &'p Reco
     plan.records.iter().filter(|r| matches!(r.shape, RecordShape::Complete { .. }))
 }
 
-/// Prints every file of the package. Token streams are not shareable between threads, so each
-/// worker plans on its own (planning is cheap and deterministic) and claims pieces in turn;
-/// a worker that finds nothing left to claim never plans.
+/// Prints every file of the package. The model is planned once and the plan shared by the
+/// threads; each piece's tokens are built on the thread that prints it, as token streams cannot
+/// move between threads.
 pub fn files(
     api: &Api,
     options: &RustOptions,
@@ -101,25 +99,8 @@ pub fn files(
     let plan = Plan::new(api, options, conventions)?;
     let pieces = pieces(&plan);
     let header = header_line(&plan, "//");
-    drop(plan);
-    let next = AtomicUsize::new(0);
-    let workers = rayon::current_num_threads().clamp(1, pieces.len());
-    let mut printed: Vec<(usize, Printed)> = (0..workers)
-        .into_par_iter()
-        .flat_map_iter(|_| {
-            let mut plan: Option<Result<Plan, RustEmitError>> = None;
-            let mut done = Vec::new();
-            loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&piece) = pieces.get(index) else { break };
-                let plan = plan.get_or_insert_with(|| Plan::new(api, options, conventions));
-                done.push((index, plan.as_ref().map_err(Clone::clone).and_then(|plan| print_piece(plan, piece))));
-            }
-            done
-        })
-        .collect();
-    printed.sort_by_key(|(index, _)| *index);
-    let mut printed = printed.into_iter().map(|(_, p)| p);
+    let printed: Vec<Printed> = pieces.par_iter().map(|&piece| print_piece(&plan, piece)).collect();
+    let mut printed = printed.into_iter();
     let take = |pieces: &mut dyn Iterator<Item = Printed>, n: usize| -> Result<Vec<String>, RustEmitError> {
         let batch: Vec<Printed> = pieces.take(n).collect();
         if let Some(Err(error)) = batch.iter().find(|p| p.is_err()) {
