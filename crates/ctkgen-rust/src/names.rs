@@ -24,7 +24,6 @@ const UNRAWABLE: &[&str] = &["self", "Self", "super", "crate", "_"];
 /// path, so a header may name a type `Result` or `Option`.)
 pub const RESERVED: &[&str] = &[
     "runtime",
-    "layout",
     "FUNCTIONS",
     "ProcAddressLookup",
     "LoadError",

@@ -7,7 +7,7 @@ use quote::quote;
 use rayon::prelude::*;
 
 use crate::names::synthetic;
-use crate::plan::{Plan, RecordPlan, RecordShape};
+use crate::plan::{Plan, RecordShape};
 use crate::print_items::{self, doc_attrs};
 use crate::print_runtime;
 use crate::{DriverConventions, RustEmitError, RustOptions};
@@ -26,7 +26,6 @@ const ENUMS_PER_PIECE: usize = 24;
 const RECORDS_PER_PIECE: usize = 32;
 const CONSTANTS_PER_PIECE: usize = 256;
 const FUNCTIONS_PER_PIECE: usize = 32;
-const LAYOUTS_PER_PIECE: usize = 48;
 
 /// One independently printed part of the output. prettyplease lays out each top-level item on
 /// its own, so the text of consecutive pieces concatenates to exactly the text of the whole
@@ -42,14 +41,6 @@ enum Piece {
     Records(usize, usize),
     Constants(usize, usize),
     Functions(usize, usize),
-    /// A run of the `layout` module's assertions over complete records (indices into the
-    /// complete ones); the first run opens the module, the last closes it.
-    Layout {
-        start: usize,
-        end: usize,
-        first: bool,
-        last: bool,
-    },
     LayoutTest,
     Example,
 }
@@ -69,23 +60,9 @@ fn pieces(plan: &Plan) -> Vec<Piece> {
     pieces.extend(ranges(plan.records.len(), RECORDS_PER_PIECE, Piece::Records));
     pieces.extend(ranges(plan.constants.len(), CONSTANTS_PER_PIECE, Piece::Constants));
     pieces.extend(ranges(plan.functions.len(), FUNCTIONS_PER_PIECE, Piece::Functions));
-    let complete = complete_records(plan).count();
-    let mut start = 0;
-    loop {
-        let end = (start + LAYOUTS_PER_PIECE).min(complete);
-        pieces.push(Piece::Layout { start, end, first: start == 0, last: end == complete });
-        if end == complete {
-            break;
-        }
-        start = end;
-    }
     pieces.push(Piece::LayoutTest);
     pieces.push(Piece::Example);
     pieces
-}
-
-fn complete_records<'p, 'a>(plan: &'p Plan<'a>) -> impl Iterator<Item = &'p RecordPlan<'a>> {
-    plan.records.iter().filter(|r| matches!(r.shape, RecordShape::Complete { .. }))
 }
 
 /// Prints every file of the package. The model is planned once and the plan shared by the
@@ -142,7 +119,15 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
         }
         Piece::Enums(start, end) => plan.enums[start..end].iter().map(print_items::enumeration).collect::<Vec<_>>(),
         Piece::Records(start, end) => {
-            plan.records[start..end].iter().map(|r| print_items::record(plan, r)).collect::<Result<Vec<_>, _>>()?
+            let mut items = Vec::new();
+            for r in &plan.records[start..end] {
+                items.push(print_items::record(plan, r)?);
+                // Each complete record's size, alignment and offsets, checked at compile time.
+                if matches!(r.shape, RecordShape::Complete { .. }) {
+                    items.push(print_items::layout_assertions(r));
+                }
+            }
+            items
         }
         Piece::Constants(start, end) => {
             plan.constants[start..end].iter().map(|c| print_items::constant(plan, c)).collect::<Result<Vec<_>, _>>()?
@@ -150,53 +135,8 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
         Piece::Functions(start, end) => (start..end)
             .map(|index| print_items::function(plan, index, &plan.functions[index]))
             .collect::<Result<Vec<_>, _>>()?,
-        Piece::Layout { start, end, first, .. } => vec![layout_module(plan, start, end, first)],
     };
-    let text = match unparse_items(items, "src/lib.rs") {
-        Ok(text) => text,
-        Err(error) => return Ok(Err(error)),
-    };
-    Ok(match piece {
-        Piece::Layout { first, last, .. } => layout_run(text, first, last),
-        _ => Ok(text),
-    })
-}
-
-/// The `layout` module with the assertions of complete records `start..end`. Runs after the
-/// first repeat the module's opening line and runs before the last its closing brace; both are
-/// cut from the text, so the items stay printed at the module's indentation.
-fn layout_module(plan: &Plan, start: usize, end: usize, first: bool) -> TokenStream {
-    let assertions: Vec<TokenStream> =
-        complete_records(plan).skip(start).take(end - start).map(print_items::layout_assertions).collect();
-    if first {
-        quote! {
-            /// Size, alignment and every member offset of each record, as the header was compiled.
-            mod layout {
-                #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-                use super::*;
-                #(#assertions)*
-            }
-        }
-    } else {
-        quote! {
-            mod layout {
-                #(#assertions)*
-            }
-        }
-    }
-}
-
-fn layout_run(text: String, first: bool, last: bool) -> Result<String, RustEmitError> {
-    let malformed =
-        || RustEmitError::Syntax { file: "src/lib.rs".into(), message: "layout module printed unexpectedly".into() };
-    let mut text = text.as_str();
-    if !first {
-        text = text.strip_prefix("mod layout {\n").ok_or_else(malformed)?;
-    }
-    if !last {
-        text = text.strip_suffix("}\n").ok_or_else(malformed)?;
-    }
-    Ok(text.to_string())
+    Ok(unparse_items(items, "src/lib.rs"))
 }
 
 fn header_line(plan: &Plan, comment: &str) -> String {
