@@ -12,11 +12,16 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Every file the check covers: the emitter's Rust source and the templates crate.
+/// Every file the check covers: the emitters' Rust source, the runtime source the Rust emitter
+/// emits as written, and the templates crate.
 fn scanned_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut pending =
-        vec![root().join("crates/ctkgen-cython/src"), root().join("crates/ctkgen-rust/src"), root().join("templates")];
+    let mut pending = vec![
+        root().join("crates/ctkgen-cython/src"),
+        root().join("crates/ctkgen-rust/src"),
+        root().join("crates/ctkgen-rust/runtime"),
+        root().join("templates"),
+    ];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
             let path = entry.path();

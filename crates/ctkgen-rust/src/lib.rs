@@ -8,7 +8,12 @@
 //! The work is split in two: [`plan`] is a pass over the model that takes every decision (Rust
 //! names, record layouts with padding and bitfield units, explicit alignments, flag enums,
 //! constant types, how each function is resolved), and the `print_*` modules only lay the
-//! decided items out through `quote` and `prettyplease`.
+//! decided items out through `quote` and `prettyplease`. The model is planned once; the threads
+//! that print the crate's pieces share the plan.
+//!
+//! The part of the generated crate that is the same for every header (the runtime's loader, lazy
+//! resolution, bit helpers) is real source under `runtime/`, compiled and tested by this crate's
+//! tests and emitted as written; only what varies with the input is built by `quote!`.
 
 mod conventions;
 mod names;

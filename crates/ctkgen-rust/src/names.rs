@@ -1,7 +1,10 @@
 //! Rust identifiers for C names: validation, keyword escaping and the names the generated crate
 //! keeps for itself.
 
-use proc_macro2::{Ident, Span};
+use std::fmt;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{ToTokens, TokenStreamExt};
 
 use crate::RustEmitError;
 
@@ -21,7 +24,6 @@ const UNRAWABLE: &[&str] = &["self", "Self", "super", "crate", "_"];
 /// path, so a header may name a type `Result` or `Option`.)
 pub const RESERVED: &[&str] = &[
     "runtime",
-    "layout",
     "FUNCTIONS",
     "ProcAddressLookup",
     "LoadError",
@@ -42,18 +44,59 @@ fn is_identifier(name: &str) -> bool {
     chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// A Rust identifier the plan decided. It is kept as text, not as a `proc_macro2::Ident` (which
+/// is neither `Send` nor `Sync`), so that one plan can be shared by the printing threads; it
+/// becomes an `Ident` where it is interpolated into tokens. Prints as `Ident` does (`r#type`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Name {
+    text: String,
+    raw: bool,
+}
+
+impl Name {
+    fn ident(&self) -> Ident {
+        if self.raw {
+            Ident::new_raw(&self.text, Span::call_site())
+        } else {
+            Ident::new(&self.text, Span::call_site())
+        }
+    }
+}
+
+impl ToTokens for Name {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.append(self.ident());
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.raw {
+            f.write_str("r#")?;
+        }
+        f.write_str(&self.text)
+    }
+}
+
+impl<T: AsRef<str> + ?Sized> PartialEq<T> for Name {
+    fn eq(&self, other: &T) -> bool {
+        let other = other.as_ref();
+        match other.strip_prefix("r#") {
+            Some(rest) => self.raw && self.text == rest,
+            None => !self.raw && self.text == other,
+        }
+    }
+}
+
 /// The identifier for a C name, escaped where it is a Rust keyword.
-pub fn ident(name: &str, context: &str) -> Result<Ident, RustEmitError> {
+pub fn ident(name: &str, context: &str) -> Result<Name, RustEmitError> {
     if !is_identifier(name) {
         return Err(RustEmitError::InvalidIdentifier { name: name.into(), context: context.into() });
     }
     if UNRAWABLE.contains(&name) {
-        return Ok(Ident::new(&format!("{name}_"), Span::call_site()));
+        return Ok(Name { text: format!("{name}_"), raw: false });
     }
-    if KEYWORDS.contains(&name) {
-        return Ok(Ident::new_raw(name, Span::call_site()));
-    }
-    Ok(Ident::new(name, Span::call_site()))
+    Ok(Name { text: name.to_string(), raw: KEYWORDS.contains(&name) })
 }
 
 /// The spelling [`ident`] produces, without the `r#` marker: what a name looks like to users.
@@ -66,8 +109,8 @@ pub fn plain(name: &str) -> String {
 }
 
 /// An identifier the generator makes up itself (always valid).
-pub fn synthetic(name: &str) -> Ident {
-    Ident::new(name, Span::call_site())
+pub fn synthetic(name: &str) -> Name {
+    Name { text: name.to_string(), raw: false }
 }
 
 #[cfg(test)]
@@ -82,5 +125,9 @@ mod tests {
         assert!(ident("1abc", "t").is_err());
         assert!(ident("a b", "t").is_err());
         assert!(ident("", "t").is_err());
+        let raw = ident("type", "t").unwrap();
+        assert_eq!(raw, "r#type");
+        assert_ne!(raw, "type");
+        assert_eq!(quote::quote!(#raw).to_string(), "r#type");
     }
 }

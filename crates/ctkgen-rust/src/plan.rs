@@ -4,11 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use ctkgen_ir::{Api, ConstantValue, Enum, Function, Record, RecordKind, Type, Typedef};
-use proc_macro2::{Ident, TokenStream};
 
 use crate::conventions::DriverConventions;
 use crate::names::ident as rust_ident;
-use crate::names::{self, ident, synthetic};
+use crate::names::{self, ident, synthetic, Name};
 use crate::types::{fixed_int, Position, Scalar, Types};
 use crate::{RustEmitError, RustOptions};
 
@@ -19,7 +18,7 @@ pub struct Plan<'a> {
     pub options: &'a RustOptions,
     pub conventions: &'a DriverConventions,
     /// The package name as a Rust crate identifier.
-    pub crate_ident: Ident,
+    pub crate_ident: Name,
     pub records: Vec<RecordPlan<'a>>,
     pub enums: Vec<EnumPlan<'a>>,
     pub typedefs: Vec<TypedefPlan>,
@@ -39,7 +38,7 @@ pub struct Plan<'a> {
 
 pub struct RecordPlan<'a> {
     pub record: &'a Record,
-    pub ident: Ident,
+    pub ident: Name,
     pub shape: RecordShape,
 }
 
@@ -64,20 +63,20 @@ pub struct Repr {
 
 pub enum Member {
     Field {
-        ident: Ident,
+        ident: Name,
         ty: Type,
         offset: u64,
         doc: Option<String>,
     },
     /// Bytes the C compiler leaves empty where Rust would not (explicit field alignment).
     Padding {
-        ident: Ident,
+        ident: Name,
         offset: u64,
         len: u64,
     },
     /// One run of bitfields as a byte array, with an accessor pair per named bitfield.
     Bitfields {
-        ident: Ident,
+        ident: Name,
         offset: u64,
         len: u64,
         accessors: Vec<Accessor>,
@@ -85,8 +84,8 @@ pub enum Member {
 }
 
 pub struct Accessor {
-    pub getter: Ident,
-    pub setter: Ident,
+    pub getter: Name,
+    pub setter: Name,
     /// Bit offset inside the storage unit.
     pub bit_offset: u64,
     pub width: u32,
@@ -99,13 +98,13 @@ pub enum BitConversion {
     /// An integer or `bool`, converted by the runtime's `BitValue` trait.
     Value,
     /// An enum newtype over an integer of `underlying` type.
-    Enum { ident: Ident, underlying: TokenStream },
+    Enum { ident: Name, underlying: Name },
 }
 
 pub struct EnumPlan<'a> {
     pub enumeration: &'a Enum,
-    pub ident: Ident,
-    pub underlying: TokenStream,
+    pub ident: Name,
+    pub underlying: Name,
     pub constants: Vec<EnumConstantPlan>,
     /// Debug names: the first constant for each distinct value, in declaration order.
     pub names: Vec<(i128, String)>,
@@ -116,21 +115,21 @@ pub struct EnumPlan<'a> {
 }
 
 pub struct EnumConstantPlan {
-    pub ident: Ident,
+    pub ident: Name,
     pub value: i128,
     pub doc: Option<String>,
 }
 
 pub struct TypedefPlan {
     pub name: String,
-    pub ident: Ident,
+    pub ident: Name,
     pub ty: Type,
     pub doc: Option<String>,
 }
 
 pub struct ConstantPlan<'a> {
     pub name: &'a str,
-    pub ident: Ident,
+    pub ident: Name,
     pub ty: ConstantType,
     pub value: ConstantExpr,
     pub expr: &'a str,
@@ -150,7 +149,7 @@ pub enum ConstantExpr {
     Float(f64),
     /// An enum newtype value.
     Enum {
-        ident: Ident,
+        ident: Name,
         value: i128,
     },
     NullPointer {
@@ -167,18 +166,18 @@ pub enum ConstantExpr {
 
 pub struct FunctionPlan<'a> {
     pub function: &'a Function,
-    pub ident: Ident,
-    pub params: Vec<(Ident, Type)>,
+    pub ident: Name,
+    pub params: Vec<(Name, Type)>,
     /// The return type is the status enum, so a missing entry point is reported as a status.
     pub returns_status: bool,
 }
 
 /// The status enum and the constants the runtime returns.
 pub struct StatusPlan {
-    pub enum_ident: Ident,
-    pub success: Ident,
-    pub missing_function: Ident,
-    pub missing_library: Ident,
+    pub enum_ident: Name,
+    pub success: Name,
+    pub missing_function: Name,
+    pub missing_library: Name,
 }
 
 /// How the versioned entry-point lookup is called.
@@ -712,7 +711,7 @@ impl<'a> Plan<'a> {
             return Ok(None);
         };
         let context = format!("enum `{}`", status.name);
-        let constant = |name: &str| -> Result<Ident, RustEmitError> {
+        let constant = |name: &str| -> Result<Name, RustEmitError> {
             if !status.constants.iter().any(|c| c.name == name) {
                 return Err(RustEmitError::Convention {
                     name: name.into(),
@@ -848,7 +847,7 @@ impl<'a> Plan<'a> {
     }
 }
 
-fn ident_of_enum(name: &str, context: &str) -> Result<Ident, RustEmitError> {
+fn ident_of_enum(name: &str, context: &str) -> Result<Name, RustEmitError> {
     ident(name, context)
 }
 
@@ -862,7 +861,7 @@ pub fn int_range(bits: u32, signed: bool) -> (i128, i128) {
     }
 }
 
-fn check_options(options: &RustOptions) -> Result<Ident, RustEmitError> {
+fn check_options(options: &RustOptions) -> Result<Name, RustEmitError> {
     let name = &options.crate_name;
     let valid_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');

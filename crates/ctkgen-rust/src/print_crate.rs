@@ -1,15 +1,13 @@
 //! Assembles the generated package: `Cargo.toml`, `src/lib.rs`, `tests/layout.rs` and
 //! `examples/driver_info.rs`, each formatted in process and headed by the generating command.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use ctkgen_ir::{Api, OutputFile};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use rayon::prelude::*;
 
 use crate::names::synthetic;
-use crate::plan::{Plan, RecordPlan, RecordShape};
+use crate::plan::{Plan, RecordShape};
 use crate::print_items::{self, doc_attrs};
 use crate::print_runtime;
 use crate::{DriverConventions, RustEmitError, RustOptions};
@@ -28,7 +26,6 @@ const ENUMS_PER_PIECE: usize = 24;
 const RECORDS_PER_PIECE: usize = 32;
 const CONSTANTS_PER_PIECE: usize = 256;
 const FUNCTIONS_PER_PIECE: usize = 32;
-const LAYOUTS_PER_PIECE: usize = 48;
 
 /// One independently printed part of the output. prettyplease lays out each top-level item on
 /// its own, so the text of consecutive pieces concatenates to exactly the text of the whole
@@ -44,14 +41,6 @@ enum Piece {
     Records(usize, usize),
     Constants(usize, usize),
     Functions(usize, usize),
-    /// A run of the `layout` module's assertions over complete records (indices into the
-    /// complete ones); the first run opens the module, the last closes it.
-    Layout {
-        start: usize,
-        end: usize,
-        first: bool,
-        last: bool,
-    },
     LayoutTest,
     Example,
 }
@@ -71,28 +60,14 @@ fn pieces(plan: &Plan) -> Vec<Piece> {
     pieces.extend(ranges(plan.records.len(), RECORDS_PER_PIECE, Piece::Records));
     pieces.extend(ranges(plan.constants.len(), CONSTANTS_PER_PIECE, Piece::Constants));
     pieces.extend(ranges(plan.functions.len(), FUNCTIONS_PER_PIECE, Piece::Functions));
-    let complete = complete_records(plan).count();
-    let mut start = 0;
-    loop {
-        let end = (start + LAYOUTS_PER_PIECE).min(complete);
-        pieces.push(Piece::Layout { start, end, first: start == 0, last: end == complete });
-        if end == complete {
-            break;
-        }
-        start = end;
-    }
     pieces.push(Piece::LayoutTest);
     pieces.push(Piece::Example);
     pieces
 }
 
-fn complete_records<'p, 'a>(plan: &'p Plan<'a>) -> impl Iterator<Item = &'p RecordPlan<'a>> {
-    plan.records.iter().filter(|r| matches!(r.shape, RecordShape::Complete { .. }))
-}
-
-/// Prints every file of the package. Token streams are not shareable between threads, so each
-/// worker plans on its own (planning is cheap and deterministic) and claims pieces in turn;
-/// a worker that finds nothing left to claim never plans.
+/// Prints every file of the package. The model is planned once and the plan shared by the
+/// threads; each piece's tokens are built on the thread that prints it, as token streams cannot
+/// move between threads.
 pub fn files(
     api: &Api,
     options: &RustOptions,
@@ -101,25 +76,8 @@ pub fn files(
     let plan = Plan::new(api, options, conventions)?;
     let pieces = pieces(&plan);
     let header = header_line(&plan, "//");
-    drop(plan);
-    let next = AtomicUsize::new(0);
-    let workers = rayon::current_num_threads().clamp(1, pieces.len());
-    let mut printed: Vec<(usize, Printed)> = (0..workers)
-        .into_par_iter()
-        .flat_map_iter(|_| {
-            let mut plan: Option<Result<Plan, RustEmitError>> = None;
-            let mut done = Vec::new();
-            loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&piece) = pieces.get(index) else { break };
-                let plan = plan.get_or_insert_with(|| Plan::new(api, options, conventions));
-                done.push((index, plan.as_ref().map_err(Clone::clone).and_then(|plan| print_piece(plan, piece))));
-            }
-            done
-        })
-        .collect();
-    printed.sort_by_key(|(index, _)| *index);
-    let mut printed = printed.into_iter().map(|(_, p)| p);
+    let printed: Vec<Printed> = pieces.par_iter().map(|&piece| print_piece(&plan, piece)).collect();
+    let mut printed = printed.into_iter();
     let take = |pieces: &mut dyn Iterator<Item = Printed>, n: usize| -> Result<Vec<String>, RustEmitError> {
         let batch: Vec<Printed> = pieces.take(n).collect();
         if let Some(Err(error)) = batch.iter().find(|p| p.is_err()) {
@@ -161,7 +119,15 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
         }
         Piece::Enums(start, end) => plan.enums[start..end].iter().map(print_items::enumeration).collect::<Vec<_>>(),
         Piece::Records(start, end) => {
-            plan.records[start..end].iter().map(|r| print_items::record(plan, r)).collect::<Result<Vec<_>, _>>()?
+            let mut items = Vec::new();
+            for r in &plan.records[start..end] {
+                items.push(print_items::record(plan, r)?);
+                // Each complete record's size, alignment and offsets, checked at compile time.
+                if matches!(r.shape, RecordShape::Complete { .. }) {
+                    items.push(print_items::layout_assertions(r));
+                }
+            }
+            items
         }
         Piece::Constants(start, end) => {
             plan.constants[start..end].iter().map(|c| print_items::constant(plan, c)).collect::<Result<Vec<_>, _>>()?
@@ -169,53 +135,8 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
         Piece::Functions(start, end) => (start..end)
             .map(|index| print_items::function(plan, index, &plan.functions[index]))
             .collect::<Result<Vec<_>, _>>()?,
-        Piece::Layout { start, end, first, .. } => vec![layout_module(plan, start, end, first)],
     };
-    let text = match unparse_items(items, "src/lib.rs") {
-        Ok(text) => text,
-        Err(error) => return Ok(Err(error)),
-    };
-    Ok(match piece {
-        Piece::Layout { first, last, .. } => layout_run(text, first, last),
-        _ => Ok(text),
-    })
-}
-
-/// The `layout` module with the assertions of complete records `start..end`. Runs after the
-/// first repeat the module's opening line and runs before the last its closing brace; both are
-/// cut from the text, so the items stay printed at the module's indentation.
-fn layout_module(plan: &Plan, start: usize, end: usize, first: bool) -> TokenStream {
-    let assertions: Vec<TokenStream> =
-        complete_records(plan).skip(start).take(end - start).map(print_items::layout_assertions).collect();
-    if first {
-        quote! {
-            /// Size, alignment and every member offset of each record, as the header was compiled.
-            mod layout {
-                #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-                use super::*;
-                #(#assertions)*
-            }
-        }
-    } else {
-        quote! {
-            mod layout {
-                #(#assertions)*
-            }
-        }
-    }
-}
-
-fn layout_run(text: String, first: bool, last: bool) -> Result<String, RustEmitError> {
-    let malformed =
-        || RustEmitError::Syntax { file: "src/lib.rs".into(), message: "layout module printed unexpectedly".into() };
-    let mut text = text.as_str();
-    if !first {
-        text = text.strip_prefix("mod layout {\n").ok_or_else(malformed)?;
-    }
-    if !last {
-        text = text.strip_suffix("}\n").ok_or_else(malformed)?;
-    }
-    Ok(text.to_string())
+    Ok(unparse_items(items, "src/lib.rs"))
 }
 
 fn header_line(plan: &Plan, comment: &str) -> String {

@@ -213,7 +213,7 @@ fn repr_tokens(repr: &Repr) -> TokenStream {
 
 fn accessor(
     plan: &Plan,
-    storage: &proc_macro2::Ident,
+    storage: &crate::names::Name,
     a: &Accessor,
     in_union: bool,
     context: &str,

@@ -81,7 +81,7 @@ fn primitive_tokens(p: Primitive, context: &str) -> Result<TokenStream, RustEmit
 }
 
 /// The fixed-width Rust integer for an integer primitive (used for enum newtypes).
-pub fn fixed_int(p: Primitive, context: &str) -> Result<(TokenStream, u32, bool), RustEmitError> {
+pub fn fixed_int(p: Primitive, context: &str) -> Result<(crate::names::Name, u32, bool), RustEmitError> {
     let (size, _) = p.layout();
     let signed = p.is_signed_integer();
     if p.is_float() || matches!(p, Primitive::Bool | Primitive::Char) {
@@ -92,8 +92,7 @@ pub fn fixed_int(p: Primitive, context: &str) -> Result<(TokenStream, u32, bool)
     }
     let bits = (size * 8) as u32;
     let name = format!("{}{bits}", if signed { "i" } else { "u" });
-    let ty = crate::names::synthetic(&name);
-    Ok((quote!(#ty), bits, signed))
+    Ok((crate::names::synthetic(&name), bits, signed))
 }
 
 fn scalar_of_primitive(p: Primitive) -> Scalar {

@@ -147,26 +147,21 @@ impl Flags {
     }
 }
 
-/// Size, alignment and every member offset of each record, as the header was compiled.
-mod layout {
-    #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-    use super::*;
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < Flags > () == 24,
-            "size of Flags differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < Flags > () == 8,
-            "alignment of Flags differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(Flags, _bitfield_1) == 0,
-            "offset of Flags::_bitfield_1 differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(Flags, after) == 20,
-            "offset of Flags::after differs from the header"
-        );
-    };
-}
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < Flags > () == 24,
+        "size of Flags differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < Flags > () == 8,
+        "alignment of Flags differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(Flags, _bitfield_1) == 0,
+        "offset of Flags::_bitfield_1 differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(Flags, after) == 20,
+        "offset of Flags::after differs from the header"
+    );
+};

@@ -60,30 +60,25 @@ impl ::core::default::Default for CAligned {
     }
 }
 
-/// Size, alignment and every member offset of each record, as the header was compiled.
-mod layout {
-    #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-    use super::*;
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < CAligned > () == 64,
-            "size of CAligned differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < CAligned > () == 32,
-            "alignment of CAligned differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(CAligned, tag) == 0,
-            "offset of CAligned::tag differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(CAligned, value) == 32,
-            "offset of CAligned::value differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(CAligned, rest) == 36,
-            "offset of CAligned::rest differs from the header"
-        );
-    };
-}
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < CAligned > () == 64,
+        "size of CAligned differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < CAligned > () == 32,
+        "alignment of CAligned differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(CAligned, tag) == 0,
+        "offset of CAligned::tag differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(CAligned, value) == 32,
+        "offset of CAligned::value differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(CAligned, rest) == 36,
+        "offset of CAligned::rest differs from the header"
+    );
+};

@@ -62,26 +62,21 @@ impl ::core::default::Default for FieldAligned_st {
     }
 }
 
-/// Size, alignment and every member offset of each record, as the header was compiled.
-mod layout {
-    #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-    use super::*;
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < FieldAligned_st > () == 64,
-            "size of FieldAligned_st differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < FieldAligned_st > () == 64,
-            "alignment of FieldAligned_st differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(FieldAligned_st, words) == 0,
-            "offset of FieldAligned_st::words differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(FieldAligned_st, tail) == 32,
-            "offset of FieldAligned_st::tail differs from the header"
-        );
-    };
-}
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < FieldAligned_st > () == 64,
+        "size of FieldAligned_st differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < FieldAligned_st > () == 64,
+        "alignment of FieldAligned_st differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(FieldAligned_st, words) == 0,
+        "offset of FieldAligned_st::words differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(FieldAligned_st, tail) == 32,
+        "offset of FieldAligned_st::tail differs from the header"
+    );
+};

@@ -353,9 +353,3 @@ pub unsafe fn launch(
         }
     }
 }
-
-/// Size, alignment and every member offset of each record, as the header was compiled.
-mod layout {
-    #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-    use super::*;
-}

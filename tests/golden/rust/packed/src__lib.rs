@@ -59,6 +59,29 @@ impl ::core::default::Default for Packed {
     }
 }
 
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < Packed > () == 13,
+        "size of Packed differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < Packed > () == 1,
+        "alignment of Packed differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(Packed, c) == 0,
+        "offset of Packed::c differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(Packed, i) == 1,
+        "offset of Packed::i differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(Packed, l) == 5,
+        "offset of Packed::l differs from the header"
+    );
+};
+
 #[repr(C, packed(2))]
 #[derive(Clone, Copy, Debug)]
 pub struct PragmaPacked {
@@ -73,48 +96,21 @@ impl ::core::default::Default for PragmaPacked {
     }
 }
 
-/// Size, alignment and every member offset of each record, as the header was compiled.
-mod layout {
-    #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-    use super::*;
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < Packed > () == 13,
-            "size of Packed differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < Packed > () == 1,
-            "alignment of Packed differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(Packed, c) == 0,
-            "offset of Packed::c differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(Packed, i) == 1,
-            "offset of Packed::i differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(Packed, l) == 5,
-            "offset of Packed::l differs from the header"
-        );
-    };
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < PragmaPacked > () == 6,
-            "size of PragmaPacked differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < PragmaPacked > () == 2,
-            "alignment of PragmaPacked differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(PragmaPacked, c) == 0,
-            "offset of PragmaPacked::c differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(PragmaPacked, i) == 2,
-            "offset of PragmaPacked::i differs from the header"
-        );
-    };
-}
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < PragmaPacked > () == 6,
+        "size of PragmaPacked differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < PragmaPacked > () == 2,
+        "alignment of PragmaPacked differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(PragmaPacked, c) == 0,
+        "offset of PragmaPacked::c differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(PragmaPacked, i) == 2,
+        "offset of PragmaPacked::i differs from the header"
+    );
+};

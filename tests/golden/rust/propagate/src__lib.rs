@@ -58,6 +58,25 @@ impl ::core::default::Default for ArrayOfDescriptors {
     }
 }
 
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < ArrayOfDescriptors > () == 512,
+        "size of ArrayOfDescriptors differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < ArrayOfDescriptors > () == 128,
+        "alignment of ArrayOfDescriptors differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(ArrayOfDescriptors, items) == 0,
+        "offset of ArrayOfDescriptors::items differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(ArrayOfDescriptors, trailer) == 384,
+        "offset of ArrayOfDescriptors::trailer differs from the header"
+    );
+};
+
 #[repr(C, align(128))]
 #[derive(Clone, Copy, Debug)]
 pub struct Descriptor {
@@ -70,6 +89,21 @@ impl ::core::default::Default for Descriptor {
         unsafe { ::core::mem::zeroed() }
     }
 }
+
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < Descriptor > () == 128,
+        "size of Descriptor differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < Descriptor > () == 128,
+        "alignment of Descriptor differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(Descriptor, opaque) == 0,
+        "offset of Descriptor::opaque differs from the header"
+    );
+};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -84,6 +118,25 @@ impl ::core::default::Default for Holder {
         unsafe { ::core::mem::zeroed() }
     }
 }
+
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < Holder > () == 256,
+        "size of Holder differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < Holder > () == 128,
+        "alignment of Holder differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(Holder, tag) == 0,
+        "offset of Holder::tag differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(Holder, desc) == 128,
+        "offset of Holder::desc differs from the header"
+    );
+};
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -105,76 +158,21 @@ impl ::core::default::Default for MaybeDescriptor {
     }
 }
 
-/// Size, alignment and every member offset of each record, as the header was compiled.
-mod layout {
-    #[allow(unused_imports, reason = "a header without complete records checks nothing")]
-    use super::*;
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < ArrayOfDescriptors > () == 512,
-            "size of ArrayOfDescriptors differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < ArrayOfDescriptors > () == 128,
-            "alignment of ArrayOfDescriptors differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(ArrayOfDescriptors, items) == 0,
-            "offset of ArrayOfDescriptors::items differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(ArrayOfDescriptors, trailer) == 384,
-            "offset of ArrayOfDescriptors::trailer differs from the header"
-        );
-    };
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < Descriptor > () == 128,
-            "size of Descriptor differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < Descriptor > () == 128,
-            "alignment of Descriptor differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(Descriptor, opaque) == 0,
-            "offset of Descriptor::opaque differs from the header"
-        );
-    };
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < Holder > () == 256,
-            "size of Holder differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < Holder > () == 128,
-            "alignment of Holder differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(Holder, tag) == 0,
-            "offset of Holder::tag differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(Holder, desc) == 128,
-            "offset of Holder::desc differs from the header"
-        );
-    };
-    const _: () = {
-        assert!(
-            ::core::mem::size_of:: < MaybeDescriptor > () == 128,
-            "size of MaybeDescriptor differs from the header"
-        );
-        assert!(
-            ::core::mem::align_of:: < MaybeDescriptor > () == 128,
-            "alignment of MaybeDescriptor differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(MaybeDescriptor, desc) == 0,
-            "offset of MaybeDescriptor::desc differs from the header"
-        );
-        assert!(
-            ::core::mem::offset_of!(MaybeDescriptor, raw) == 0,
-            "offset of MaybeDescriptor::raw differs from the header"
-        );
-    };
-}
+const _: () = {
+    assert!(
+        ::core::mem::size_of:: < MaybeDescriptor > () == 128,
+        "size of MaybeDescriptor differs from the header"
+    );
+    assert!(
+        ::core::mem::align_of:: < MaybeDescriptor > () == 128,
+        "alignment of MaybeDescriptor differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(MaybeDescriptor, desc) == 0,
+        "offset of MaybeDescriptor::desc differs from the header"
+    );
+    assert!(
+        ::core::mem::offset_of!(MaybeDescriptor, raw) == 0,
+        "offset of MaybeDescriptor::raw differs from the header"
+    );
+};

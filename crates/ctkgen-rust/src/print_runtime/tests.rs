@@ -1,0 +1,228 @@
+//! The fixed runtime sources compiled against stand-ins for what the emitter puts beside them,
+//! and exercised: the load failure, lazy resolution and its cache, the versioned lookup and its
+//! fallback, the per-thread switch, the bit helpers. The source must also lex, as the emitter
+//! parses it.
+
+#[test]
+fn the_fixed_sources_lex() {
+    assert!(!super::fixed(super::LOADER, "loader.rs").unwrap().is_empty());
+    assert!(!super::fixed(super::BITS, "bits.rs").unwrap().is_empty());
+}
+
+/// A library that is not there.
+mod absent {
+    static FUNCTIONS: [runtime::Entry; 1] = [runtime::Entry::new(c"f", c"f", c"f", Some(1), None)];
+
+    #[allow(dead_code, reason = "this stand-in exercises only the load failure")]
+    mod runtime {
+        pub const LIBRARY: &str = "libctkgen-test-no-such-library.so";
+        const LIBRARY_DESCRIPTION: &str = "test library";
+        const PER_THREAD_ENV_VAR: &str = "CTKGEN_RUNTIME_TEST_UNSET";
+        const LOOKUP_SYMBOL: Option<&CStr> = None;
+
+        fn lookup_versioned(
+            _lookup: *mut c_void,
+            _name: &CStr,
+            _version: u32,
+            _per_thread: bool,
+        ) -> Option<*mut c_void> {
+            unreachable!("there is no lookup")
+        }
+
+        include!("../../runtime/loader.rs");
+
+        #[test]
+        fn a_missing_library_is_an_error_that_names_it() {
+            let error = driver_status().unwrap_err();
+            assert_eq!(error.library(), LIBRARY);
+            assert!(!error.reason().is_empty());
+            let text = error.to_string();
+            assert!(text.starts_with("test library not found (libctkgen-test-no-such-library.so: "), "{text}");
+            assert_eq!(function_available("f"), Err(error.clone()));
+            assert_eq!(function_available("unknown"), Err(error));
+            assert_eq!(super::FUNCTIONS[0].address(), Err(Missing::Library));
+        }
+    }
+}
+
+/// The C library stands in for the driver: its functions are the entry points, `getpid` the
+/// versioned lookup.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod present {
+    use std::ffi::{c_char, c_long};
+
+    /// Sorted by name, as the emitter sorts them.
+    static FUNCTIONS: [runtime::Entry; 4] = [
+        // Found through the lookup, which answers with `labs`.
+        runtime::Entry::new(c"abs", c"abs_by_lookup", c"abs", Some(2), None),
+        runtime::Entry::new(c"missing", c"missing", c"ctkgen_no_such_symbol", None, None),
+        // The lookup knows nothing before version 2: found by its symbol.
+        runtime::Entry::new(c"strlen", c"strlen", c"strlen", Some(1), None),
+        runtime::Entry::new(c"strlen_or_per_thread", c"strlen", c"strlen", None, Some((c"strnlen", None))),
+    ];
+    const ABS: usize = 0;
+    const MISSING: usize = 1;
+    const STRLEN: usize = 2;
+    const PER_THREAD: usize = 3;
+
+    #[allow(dead_code, reason = "the stand-in leaves parts of the runtime unused")]
+    mod runtime {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        pub const LIBRARY: &str = "libc.so.6";
+        const LIBRARY_DESCRIPTION: &str = "C library";
+        const PER_THREAD_ENV_VAR: &str = "CTKGEN_RUNTIME_TEST_PER_THREAD";
+        const LOOKUP_SYMBOL: Option<&CStr> = Some(c"getpid");
+
+        /// How often the lookup was asked for `abs_by_lookup`.
+        pub static ABS_LOOKUPS: AtomicUsize = AtomicUsize::new(0);
+
+        fn lookup_versioned(lookup: *mut c_void, name: &CStr, version: u32, per_thread: bool) -> Option<*mut c_void> {
+            let library = &driver().ok()?.library;
+            assert_eq!(Some(lookup), symbol(library, c"getpid"));
+            assert!(!per_thread);
+            if name == c"abs_by_lookup" {
+                ABS_LOOKUPS.fetch_add(1, Ordering::Relaxed);
+            }
+            (version >= 2).then(|| symbol(library, c"labs")).flatten()
+        }
+
+        include!("../../runtime/loader.rs");
+
+        /// The address the library gives `name`.
+        pub fn address_of(name: &CStr) -> *mut c_void {
+            symbol(&driver().unwrap().library, name).unwrap()
+        }
+
+        pub fn switch(value: &str) -> bool {
+            switched_on(value)
+        }
+
+        pub const MISSING_FUNCTION: Result<*mut c_void, Missing> = Err(Missing::Function);
+    }
+
+    #[test]
+    fn the_library_loads() {
+        assert_eq!(runtime::driver_status(), Ok(()));
+        assert_eq!(runtime::function_available("strlen"), Ok(true));
+        assert_eq!(runtime::function_available("missing"), Ok(false));
+        assert_eq!(runtime::function_available("not_in_the_table"), Ok(false));
+    }
+
+    #[test]
+    fn a_versioned_entry_is_resolved_by_the_lookup_once() {
+        let entry = &FUNCTIONS[ABS];
+        let first = entry.address().unwrap();
+        assert_eq!(first, runtime::address_of(c"labs"));
+        for _ in 0..3 {
+            assert_eq!(entry.address(), Ok(first));
+        }
+        assert_eq!(runtime::ABS_LOOKUPS.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // SAFETY: the entry resolved to `labs`, of this type.
+        let labs = unsafe { entry.function::<unsafe extern "C" fn(c_long) -> c_long>() }.unwrap();
+        // SAFETY: `labs` takes any value.
+        assert_eq!(unsafe { labs(-5) }, 5);
+    }
+
+    #[test]
+    fn an_entry_the_lookup_lacks_falls_back_to_its_symbol() {
+        let entry = &FUNCTIONS[STRLEN];
+        assert_eq!(entry.address(), Ok(runtime::address_of(c"strlen")));
+        // SAFETY: `strlen` has this type.
+        let strlen = unsafe { entry.function::<unsafe extern "C" fn(*const c_char) -> usize>() }.unwrap();
+        // SAFETY: the argument is NUL-terminated.
+        assert_eq!(unsafe { strlen(c"four".as_ptr()) }, 4);
+    }
+
+    #[test]
+    fn a_missing_symbol_is_a_missing_function() {
+        assert_eq!(FUNCTIONS[MISSING].address(), runtime::MISSING_FUNCTION);
+        // SAFETY: never called.
+        assert!(unsafe { FUNCTIONS[MISSING].function::<unsafe extern "C" fn()>() }.is_err());
+    }
+
+    #[test]
+    fn the_switch_reads_non_zero_integers_as_on() {
+        for on in ["1", " 2\n", "-1"] {
+            assert!(runtime::switch(on), "{on:?}");
+        }
+        for off in ["0", "", "yes", "1.0", "on"] {
+            assert!(!runtime::switch(off), "{off:?}");
+        }
+    }
+
+    /// Set in the child process this test starts with the switch on.
+    const CHILD: &str = "CTKGEN_RUNTIME_TEST_CHILD";
+
+    /// The switch is read once per process, so the variant is checked in a child process that
+    /// runs only this test, with the variable set.
+    #[test]
+    fn the_per_thread_variant_is_used_when_the_switch_is_on() {
+        if std::env::var_os(CHILD).is_some() {
+            assert!(runtime::per_thread_default_stream());
+            assert_eq!(FUNCTIONS[PER_THREAD].address(), Ok(runtime::address_of(c"strnlen")));
+            return;
+        }
+        // In this process the variable is unset: the plain symbol.
+        assert!(!runtime::per_thread_default_stream());
+        assert_eq!(FUNCTIONS[PER_THREAD].address(), Ok(runtime::address_of(c"strlen")));
+        let path = module_path!().split_once("::").unwrap().1;
+        let name = format!("{path}::the_per_thread_variant_is_used_when_the_switch_is_on");
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name.as_str(), "--exact", "--test-threads=1"])
+            .env(CHILD, "1")
+            .env("CTKGEN_RUNTIME_TEST_PER_THREAD", "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+        assert!(stdout.contains("1 passed"), "the child ran no test:\n{stdout}");
+    }
+}
+
+/// The bit helpers on their own: they need nothing from the rest of the runtime.
+mod bits {
+    #[allow(dead_code, reason = "not every conversion is exercised")]
+    mod runtime {
+        include!("../../runtime/bits.rs");
+
+        #[test]
+        fn bits_round_trip_across_byte_boundaries() {
+            let mut unit = [0u8; 4];
+            set_bits(&mut unit, 5, 7, 0b101_1011);
+            assert_eq!(get_bits(&unit, 5, 7), 0b101_1011);
+            assert_eq!(unit, [0b0110_0000, 0b0000_1011, 0, 0]);
+            // Writing one field leaves its neighbours alone.
+            set_bits(&mut unit, 12, 3, 0b111);
+            set_bits(&mut unit, 5, 7, 0);
+            assert_eq!(get_bits(&unit, 12, 3), 0b111);
+            assert_eq!(unit, [0, 0b0111_0000, 0, 0]);
+            // Only the low `width` bits of the value are written.
+            set_bits(&mut unit, 24, 4, u64::MAX);
+            assert_eq!(unit[3], 0b0000_1111);
+        }
+
+        #[test]
+        fn a_whole_u64_unit_round_trips() {
+            let mut unit = [0u8; 8];
+            let value = 0x0123_4567_89ab_cdef_u64;
+            set_bits(&mut unit, 0, u64::BITS, value);
+            assert_eq!(unit, value.to_le_bytes());
+            assert_eq!(get_bits(&unit, 0, u64::BITS), value);
+            assert_eq!(u64::from_bits(value, u64::BITS), value);
+            assert_eq!(i64::from_bits(u64::MAX, u64::BITS), -1);
+        }
+
+        #[test]
+        fn signed_fields_are_sign_extended() {
+            assert_eq!(i8::from_bits(0b101, 3), -3);
+            assert_eq!(i8::from_bits(0b011, 3), 3);
+            assert_eq!(i32::from_bits(0b1, 1), -1);
+            assert_eq!(isize::from_bits(0xff, 9), 0xff);
+            assert_eq!((-3i8).to_bits() & 0b111, 0b101);
+            assert_eq!(u16::from_bits(0xbeef, 16), 0xbeef);
+            assert!(bool::from_bits(1, 1));
+            assert_eq!(true.to_bits(), 1);
+        }
+    }
+}
