@@ -291,3 +291,38 @@ fn qualify(api: &Api, spelled: &str) -> String {
     flush(&mut word, &mut out);
     out
 }
+
+/// The range check an integer passes on its way into C: the width and signedness of its C type
+/// (through typedefs and an enum's underlying type), and the `_base` helper that checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IntRange {
+    pub bits: u64,
+    pub signed: bool,
+    /// `_as_signed` or `_as_unsigned`: both refuse non-integers and values out of range.
+    pub convert: &'static str,
+}
+
+impl IntRange {
+    fn of(p: Primitive) -> Option<IntRange> {
+        // 128-bit integers have no conversion from Python here; floats are not integers.
+        if p.is_float() || matches!(p, Primitive::Int128 | Primitive::UnsignedInt128) {
+            return None;
+        }
+        let (size, _) = p.layout();
+        // Plain `char` is signed on the x86-64 targets; `_Bool` takes 0 and 1.
+        let signed = p.is_signed_integer() || p == Primitive::Char;
+        let bits = if p == Primitive::Bool { 1 } else { size * 8 };
+        Some(IntRange { bits, signed, convert: if signed { "_as_signed" } else { "_as_unsigned" } })
+    }
+}
+
+/// The range check of `ty` when it is an integer, an integer typedef or an enum.
+pub fn int_range(api: &Api, ty: &Type) -> Option<IntRange> {
+    match api.resolve(ty) {
+        Type::Primitive { name } => IntRange::of(*name),
+        Type::Typedef { name } => builtin_typedef(name).and_then(IntRange::of),
+        Type::Enum { name } => api.enumeration(name).and_then(|e| IntRange::of(e.underlying)),
+        Type::Array { element, .. } => int_range(api, element),
+        _ => None,
+    }
+}
