@@ -150,3 +150,13 @@ def ctk13():
 @pytest.fixture(scope="session")
 def ctk12():
     return [c for c in CTKS if c.startswith("12")][-1]
+
+
+@pytest.fixture(scope="session")
+def fake_libcuda(tmp_path_factory):
+    """The fake driver library (fake_driver/fake_libcuda.c), loaded through $CTKGEN_LIBCUDA."""
+    target = str(tmp_path_factory.mktemp("fake-driver") / "libcuda.so.1")
+    subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", target,
+                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_driver", "fake_libcuda.c")],
+                   check=True)
+    return target

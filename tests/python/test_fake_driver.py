@@ -63,14 +63,6 @@ print(json.dumps(out))
 '''
 
 
-@pytest.fixture(scope="session")
-def fake_libcuda(tmp_path_factory):
-    target = str(tmp_path_factory.mktemp("fake-driver") / "libcuda.so.1")
-    subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", target, os.path.join(HERE, "fake_driver", "fake_libcuda.c")],
-                   check=True)
-    return target
-
-
 def test_calls_through_a_fake_driver(package, fake_libcuda):
     ctk, path = package
     result = python(path, PROBE, {"CTKGEN_LIBCUDA": fake_libcuda})

@@ -303,13 +303,18 @@ pub struct IntRange {
 }
 
 impl IntRange {
+    /// The same check for a bitfield of `bits` bits.
+    pub fn narrowed(self, bits: u64) -> IntRange {
+        IntRange { bits: bits.min(self.bits), ..self }
+    }
+
     fn of(p: Primitive) -> Option<IntRange> {
-        // 128-bit integers have no conversion from Python here; floats are not integers.
+        // Integers wider than a long long have no conversion from Python here; floats are not integers.
         if p.is_float() || matches!(p, Primitive::Int128 | Primitive::UnsignedInt128) {
             return None;
         }
         let (size, _) = p.layout();
-        // Plain `char` is signed on the x86-64 targets; `_Bool` takes 0 and 1.
+        // Plain `char` is signed on the x86 Linux targets; `_Bool` takes 0 and 1.
         let signed = p.is_signed_integer() || p == Primitive::Char;
         let bits = if p == Primitive::Bool { 1 } else { size * 8 };
         Some(IntRange { bits, signed, convert: if signed { "_as_signed" } else { "_as_unsigned" } })

@@ -121,7 +121,11 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 kind: supported_member(kind),
                 cy_type: cy_qualified(api, &field.ty),
                 element_cy_type,
-                range: int_range(api, &field.ty),
+                // A bitfield holds only its own width.
+                range: int_range(api, &field.ty).map(|r| match field.bit_width {
+                    Some(width) => r.narrowed(u64::from(width)),
+                    None => r,
+                }),
                 void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
                 doc: field.doc.as_deref().map(docstring).unwrap_or_default(),
             });
