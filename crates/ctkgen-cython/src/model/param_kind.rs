@@ -187,7 +187,14 @@ fn class_of(kind: &ValueKind) -> Option<String> {
 
 /// Decides how the parameter `name: ty`, classified as `class`, is passed. `inout_names` are
 /// the function's in/out parameters; `function` names it in messages (counts that go in and come back).
-pub(super) fn param_view(api: &Api, function: &str, name: &str, ty: &Type, class: ParamClass, inout_names: &[&str]) -> ParamView {
+pub(super) fn param_view(
+    api: &Api,
+    function: &str,
+    name: &str,
+    ty: &Type,
+    class: ParamClass,
+    inout_names: &[&str],
+) -> ParamView {
     let object = Some("object".to_string());
     let pointee = || cy_qualified(api, &pointee_of(api, ty));
     let pointee_range = || int_range(api, &pointee_of(api, ty));

@@ -34,7 +34,7 @@ cdef class Flags(_Record):
     @a.setter
     def a(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.a = <unsigned int>_as_unsigned(value, 32, "Flags.a")
+        p.a = <unsigned int>_as_unsigned(value, 3, "Flags.a")
 
     @property
     def b(self):
@@ -44,7 +44,7 @@ cdef class Flags(_Record):
     @b.setter
     def b(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.b = <unsigned int>_as_unsigned(value, 32, "Flags.b")
+        p.b = <unsigned int>_as_unsigned(value, 5, "Flags.b")
 
     @property
     def c(self):
@@ -54,7 +54,7 @@ cdef class Flags(_Record):
     @c.setter
     def c(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.c = <unsigned int>_as_unsigned(value, 32, "Flags.c")
+        p.c = <unsigned int>_as_unsigned(value, 24, "Flags.c")
 
     @property
     def d(self):
@@ -64,7 +64,7 @@ cdef class Flags(_Record):
     @d.setter
     def d(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.d = <unsigned long long>_as_unsigned(value, 64, "Flags.d")
+        p.d = <unsigned long long>_as_unsigned(value, 40, "Flags.d")
 
     @property
     def _anon0(self):
@@ -74,7 +74,7 @@ cdef class Flags(_Record):
     @_anon0.setter
     def _anon0(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p._anon0 = <unsigned int>_as_unsigned(value, 32, "Flags._anon0")
+        p._anon0 = <unsigned int>_as_unsigned(value, 0, "Flags._anon0")
 
     @property
     def e(self):
@@ -84,7 +84,7 @@ cdef class Flags(_Record):
     @e.setter
     def e(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.e = <unsigned char>_as_unsigned(value, 8, "Flags.e")
+        p.e = <unsigned char>_as_unsigned(value, 1, "Flags.e")
 
     @property
     def after(self):
