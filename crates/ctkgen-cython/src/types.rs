@@ -303,9 +303,10 @@ pub struct IntRange {
 }
 
 impl IntRange {
-    /// The same check for a bitfield of `bits` bits.
+    /// The same check for a bitfield of `bits` bits (a zero-width one, which holds nothing,
+    /// is given one bit so the check's shifts stay defined).
     pub fn narrowed(self, bits: u64) -> IntRange {
-        IntRange { bits: bits.min(self.bits), ..self }
+        IntRange { bits: bits.clamp(1, self.bits), ..self }
     }
 
     fn of(p: Primitive) -> Option<IntRange> {

@@ -284,6 +284,9 @@ cdef object _enum_value(dict members, long long value):
 
 
 cdef object _bytes_at(const char* data, size_t size):
+    # An output buffer of no elements is never allocated: NULL, which strnlen must not see.
+    if data == NULL or size == 0:
+        return b""
     return data[:strnlen(data, size)]
 
 

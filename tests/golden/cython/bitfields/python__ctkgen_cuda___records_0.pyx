@@ -74,7 +74,7 @@ cdef class Flags(_Record):
     @_anon0.setter
     def _anon0(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p._anon0 = <unsigned int>_as_unsigned(value, 0, "Flags._anon0")
+        p._anon0 = <unsigned int>_as_unsigned(value, 1, "Flags._anon0")
 
     @property
     def e(self):
