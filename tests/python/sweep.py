@@ -53,6 +53,7 @@ class Sweep:
         self.paths = {}
         self.values = {}
         self.failures = []
+        self.refused = []
         # An object of another class: no __index__, no buffer, not iterable.
         self.foreign = next(cls for name, cls in sorted(self.registry.items()))()
 
@@ -307,7 +308,9 @@ class Sweep:
                 elif kind and kind[0] == "float":
                     neutral[arg] = 0.0
                 elif kind and kind[0] == "record":
-                    cls = self.registry.get(kind[1]) or self.class_of_record(kind[1])
+                    # A typedef'd record takes an instance of the typedef's own class.
+                    cls = (self.registry.get(p["ty"].get("name")) or self.registry.get(kind[1])
+                           or self.class_of_record(kind[1]))
                     neutral[arg] = cls() if cls else None
                 else:
                     neutral[arg] = None
@@ -343,6 +346,12 @@ class Sweep:
             wrapper(*args.values())
         except Exception as error:  # noqa: BLE001
             if callable(expect) and not isinstance(expect, type):
+                # A count or length in range of its C type that the wrapper cannot honour (a
+                # negative length, an output array too large to allocate) is refused before the
+                # call: nothing is stored, so it is no corruption; counted apart.
+                if isinstance(error, (ValueError, MemoryError)) and self.fake.fake_recorded_generic_calls() == before:
+                    self.refused.append(f"{fname}({arg}) {value!r}: {type(error).__name__}")
+                    return self.note("argument", f"{fname}({arg})", value, None)
                 return self.note("argument", f"{fname}({arg})", value, f"raised {type(error).__name__}: {error}")
             problem = None if isinstance(error, expect) else f"raised {type(error).__name__} ({error}), expected {expect}"
             if problem is None and self.fake.fake_recorded_generic_calls() != before:
@@ -385,7 +394,8 @@ def main():
     sweep.sweep_constructors()
     sweep.sweep_members()
     sweep.sweep_functions()
-    print(json.dumps({"paths": sweep.paths, "values": sweep.values, "failures": sweep.failures}))
+    print(json.dumps({"paths": sweep.paths, "values": sweep.values, "failures": sweep.failures,
+                      "refused": sweep.refused}))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ SWEEP = os.path.join(HERE, "sweep.py")
 def report(ctk, label, out):
     counts = ", ".join(f"{kind}: {out['paths'][kind]} paths x values = {out['values'].get(kind, 0)}"
                        for kind in sorted(out["paths"]))
-    print(f"\nsweep {ctk} {label}: {counts}; {len(out['failures'])} failures")
+    print(f"\nsweep {ctk} {label}: {counts}; {len(out['failures'])} failures; "
+          f"{len(out['refused'])} in-range counts refused before the call ({', '.join(out['refused'])})")
     shown = "\n".join(out["failures"][:60])
     assert not out["failures"], f"{len(out['failures'])} failures, first ones:\n{shown}"
 
