@@ -233,7 +233,11 @@ class Tagged(cuda.CUtensorMap):
 sub = Tagged()
 out["subclass"] = [sub.tag, sub.getPtr() % align, type(sub).__name__]
 out["keyword"] = cuda.CUtensorMap(_ptr=base.getPtr()).getPtr() == base.getPtr()
-out["positional"] = cuda.CUtensorMap(base.getPtr()).getPtr() == base.getPtr()
+# Only the keyword points an object at memory: a positional argument is refused.
+try:
+    cuda.CUtensorMap(base.getPtr())
+except TypeError:
+    out["positional"] = True
 try:
     cuda.CUtensorMap(_ptr=base.getPtr() + 16)
 except ValueError as error:
