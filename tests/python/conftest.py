@@ -2,6 +2,7 @@
 --lang cython` (or the xtask binary named by $CTKGEN_XTASK), extensions with the flags each test
 asks for. Builds are cached under $CTKGEN_CACHE/cython-builds by content, so a second run reuses
 them."""
+import fcntl
 import glob
 import json
 import hashlib
@@ -77,11 +78,25 @@ def tree_digest(root):
 
 def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None):
     """Generates and builds; returns the directory to put on sys.path."""
-    staging = os.path.join(CACHE, "cython-tests", f"src-{ctk}-{'legacy' if legacy else 'aligned'}")
+    # One staging folder per process: sessions sharing the cache never emit into each other's.
+    staging = os.path.join(CACHE, "cython-tests", f"src-{ctk}-{'legacy' if legacy else 'aligned'}-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
-    src = emit(ctk, staging, legacy)
-    key = hashlib.sha256(f"{tree_digest(src)}|{cflags}|{modules}|{cuda_home}".encode()).hexdigest()[:16]
-    target = os.path.join(CACHE, "cython-builds", key)
+    try:
+        src = emit(ctk, staging, legacy)
+        key = hashlib.sha256(f"{tree_digest(src)}|{cflags}|{modules}|{cuda_home}".encode()).hexdigest()[:16]
+        target = os.path.join(CACHE, "cython-builds", key)
+        if os.path.exists(os.path.join(target, ".built")):
+            return target
+        # Sessions sharing the cache build one key at a time: a second waits and reuses the first's.
+        os.makedirs(os.path.join(CACHE, "locks"), exist_ok=True)
+        with open(os.path.join(CACHE, "locks", f"cython-build-{key}.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return _build_locked(src, target, cflags, modules, cuda_home)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _build_locked(src, target, cflags, modules, cuda_home):
     if os.path.exists(os.path.join(target, ".built")):
         return target
     # Built in a folder of this process's own, then renamed into place: two runs that build the
@@ -143,3 +158,13 @@ def ctk13():
 @pytest.fixture(scope="session")
 def ctk12():
     return [c for c in CTKS if c.startswith("12")][-1]
+
+
+@pytest.fixture(scope="session")
+def fake_libcuda(tmp_path_factory):
+    """The fake driver library (fake_driver/fake_libcuda.c), loaded through $CTKGEN_LIBCUDA."""
+    target = str(tmp_path_factory.mktemp("fake-driver") / "libcuda.so.1")
+    subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", target,
+                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_driver", "fake_libcuda.c")],
+                   check=True)
+    return target

@@ -291,3 +291,44 @@ fn qualify(api: &Api, spelled: &str) -> String {
     flush(&mut word, &mut out);
     out
 }
+
+/// The range check an integer passes on its way into C: the width and signedness of its C type
+/// (through typedefs and an enum's underlying type), and the `_base` helper that checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IntRange {
+    pub bits: u64,
+    pub signed: bool,
+    /// `_as_signed` or `_as_unsigned`: both refuse non-integers and values out of range.
+    pub convert: &'static str,
+}
+
+impl IntRange {
+    /// The same check for a bitfield of `bits` bits (a zero-width one, which holds nothing,
+    /// is given one bit so the check's shifts stay defined).
+    pub fn narrowed(self, bits: u64) -> IntRange {
+        IntRange { bits: bits.clamp(1, self.bits), ..self }
+    }
+
+    fn of(p: Primitive) -> Option<IntRange> {
+        // Integers wider than a long long have no conversion from Python here; floats are not integers.
+        if p.is_float() || matches!(p, Primitive::Int128 | Primitive::UnsignedInt128) {
+            return None;
+        }
+        let (size, _) = p.layout();
+        // Plain `char` is signed on the x86 Linux targets; `_Bool` takes 0 and 1.
+        let signed = p.is_signed_integer() || p == Primitive::Char;
+        let bits = if p == Primitive::Bool { 1 } else { size * 8 };
+        Some(IntRange { bits, signed, convert: if signed { "_as_signed" } else { "_as_unsigned" } })
+    }
+}
+
+/// The range check of `ty` when it is an integer, an integer typedef or an enum.
+pub fn int_range(api: &Api, ty: &Type) -> Option<IntRange> {
+    match api.resolve(ty) {
+        Type::Primitive { name } => IntRange::of(*name),
+        Type::Typedef { name } => builtin_typedef(name).and_then(IntRange::of),
+        Type::Enum { name } => api.enumeration(name).and_then(|e| IntRange::of(e.underlying)),
+        Type::Array { element, .. } => int_range(api, element),
+        _ => None,
+    }
+}

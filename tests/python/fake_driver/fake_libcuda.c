@@ -1,8 +1,8 @@
 /* A stand-in for libcuda.so.1, for tests and benchmarks on machines without a GPU.
  *
- * Most entry points are one function that does nothing and returns CUDA_SUCCESS (0): under the
- * x86-64 and AArch64 calling conventions the caller owns its arguments, so one body serves every
- * signature, and timing a call times the binding alone. A few entry points behave, so tests can
+ * Most entry points are one function that returns CUDA_SUCCESS (0) after recording its
+ * register arguments: under the x86-64 and AArch64 calling conventions the caller owns its
+ * arguments, so one body serves every signature, and timing a call times the binding alone. A few entry points behave, so tests can
  * check how outputs, counts and lists cross the binding. Declarations are written out by hand
  * (no cuda.h) and only use types whose layout every CTK shares. */
 #include <stddef.h>
@@ -10,7 +10,24 @@
 
 typedef unsigned long long fake_u64;
 
-static int fake_success(void) { return 0; }
+/* The entry point of every function without a behaviour of its own: it does nothing but
+ * record its first six integer-class arguments (the ones passed in registers under both
+ * calling conventions, read as 64-bit values; a narrower argument's upper bits are
+ * unspecified), so a test can see what the binding passed. Calls are counted, so a test can
+ * tell this entry point from the special ones. */
+#define FAKE_RECORDED_ARGS 6
+static fake_u64 fake_args[FAKE_RECORDED_ARGS];
+static unsigned long fake_generic_calls;
+
+static int fake_success(fake_u64 a0, fake_u64 a1, fake_u64 a2, fake_u64 a3, fake_u64 a4, fake_u64 a5) {
+    fake_args[0] = a0, fake_args[1] = a1, fake_args[2] = a2;
+    fake_args[3] = a3, fake_args[4] = a4, fake_args[5] = a5;
+    fake_generic_calls++;
+    return 0;
+}
+
+fake_u64 fake_recorded_arg(unsigned int i) { return i < FAKE_RECORDED_ARGS ? fake_args[i] : 0; }
+unsigned long fake_recorded_generic_calls(void) { return fake_generic_calls; }
 
 /* cuCtxGetDevice(CUdevice *device): device 7. */
 static int fake_ctx_get_device(int *device) {

@@ -10,8 +10,8 @@ use super::nameable::is_nameable;
 use super::pxd::flattened_fields;
 use crate::names::{docstring, py_ident};
 use crate::types::{
-    cy_qualified, enum_class, record_class, record_cy_name, scalar_primitive, typedef_base, typedef_class, value_kind,
-    TypedefClass, ValueKind,
+    cy_qualified, enum_class, int_range, record_class, record_cy_name, scalar_primitive, typedef_base, typedef_class,
+    value_kind, IntRange, TypedefClass, ValueKind,
 };
 use crate::CythonOptions;
 
@@ -32,6 +32,8 @@ pub struct MemberView {
     pub cy_type: String,
     /// For arrays: Cython spelling of the element type.
     pub element_cy_type: String,
+    /// The range check of an integer, integer-typedef or enum member (of its elements, for arrays).
+    pub range: Option<IntRange>,
     /// A `void *` member: it takes a wrapper's value (a device address), as `void *`
     /// arguments do, not the address of the wrapper's storage.
     pub void_pointer: bool,
@@ -65,6 +67,8 @@ pub struct WrapperView {
     pub base: Option<String>,
     pub cy_type: String,
     pub signed: bool,
+    /// The range check of an integer typedef's values (None for handles).
+    pub range: Option<IntRange>,
     pub doc: String,
 }
 
@@ -117,6 +121,11 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 kind: supported_member(kind),
                 cy_type: cy_qualified(api, &field.ty),
                 element_cy_type,
+                // A bitfield holds only its own width.
+                range: int_range(api, &field.ty).map(|r| match field.bit_width {
+                    Some(width) => r.narrowed(u64::from(width)),
+                    None => r,
+                }),
                 void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
                 doc: field.doc.as_deref().map(docstring).unwrap_or_default(),
             });
@@ -205,6 +214,7 @@ pub(super) fn wrappers(api: &Api) -> (Vec<WrapperView>, Vec<WrapperView>) {
                 base,
                 cy_type: def.name.clone(),
                 signed: false,
+                range: None,
                 doc,
             }),
             Some(TypedefClass::Scalar) => scalars.push(WrapperView {
@@ -212,6 +222,7 @@ pub(super) fn wrappers(api: &Api) -> (Vec<WrapperView>, Vec<WrapperView>) {
                 base,
                 cy_type: def.name.clone(),
                 signed: scalar_primitive(api, &def.ty).is_some_and(|p| p.is_signed_integer()),
+                range: int_range(api, &def.ty),
                 doc,
             }),
             _ => {}

@@ -90,7 +90,7 @@ pub(super) fn functions(
             .params
             .iter()
             .zip(classes)
-            .map(|(param, class)| param_view(api, &param.name, &param.ty, class, &inout_names))
+            .map(|(param, class)| param_view(api, &function.name, &param.name, &param.ty, class, &inout_names))
             .collect();
         let c_params: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, &py_ident(&p.name))).collect();
         let c_types: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, "")).collect();

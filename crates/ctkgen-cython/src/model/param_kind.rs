@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::names::py_ident;
 use crate::params::ParamClass;
-use crate::types::{cy_qualified, ValueKind};
+use crate::types::{cy_qualified, int_range, IntRange, ValueKind};
 
 /// How one element of a list, or one in/out value, converts between Python and C.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -49,10 +49,12 @@ pub enum ObjectKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ParamKind {
-    /// An integer, float or integer-typedef value, passed as is.
+    /// A float, passed as is.
     Value,
-    /// An enum member, passed as its integer value.
-    EnumValue,
+    /// An integer or integer-typedef value, checked against the range of its C type.
+    Int { range: IntRange },
+    /// An enum member (or any int in range of the enum's C type), passed as its integer value.
+    EnumValue { range: IntRange },
     /// A handle object, passed as the pointer it holds.
     Handle,
     /// A raw address: an int, None, a buffer, or an object that holds a pointer.
@@ -63,8 +65,9 @@ pub enum ParamKind {
     RecordIn,
     /// A record passed by value.
     RecordValue,
-    /// A list converted into a C array (on the stack when short).
-    Array { element: Element },
+    /// A list converted into a C array (on the stack when short); integer elements are checked
+    /// against `range`.
+    Array { element: Element, range: Option<IntRange> },
     /// A list of records copied into a C array aligned as the record is.
     RecordArray { align: u64 },
     /// `void **` kernel parameters: a list of argument values converted for the launch.
@@ -88,7 +91,7 @@ pub enum ParamKind {
     /// `const T **` the callee points at an array it owns; the output `len` counts it.
     OutBorrowed { element: Element, len: String },
     /// A value read from the argument and written back by the callee, then returned.
-    InOut { element: Element },
+    InOut { element: Element, range: Option<IntRange> },
 }
 
 impl ParamKind {
@@ -97,7 +100,8 @@ impl ParamKind {
         !matches!(
             self,
             ParamKind::Value
-                | ParamKind::EnumValue
+                | ParamKind::Int { .. }
+                | ParamKind::EnumValue { .. }
                 | ParamKind::Handle
                 | ParamKind::Address
                 | ParamKind::Str
@@ -135,6 +139,8 @@ impl ParamKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct ParamView {
     pub py_name: String,
+    /// How error messages name the parameter: `function: parameter`.
+    pub what: String,
     #[serde(flatten)]
     pub kind: ParamKind,
     /// Cython type of the `def` argument, when the parameter is one.
@@ -180,15 +186,29 @@ fn class_of(kind: &ValueKind) -> Option<String> {
 }
 
 /// Decides how the parameter `name: ty`, classified as `class`, is passed. `inout_names` are
-/// the function's in/out parameters (counts that go in and come back).
-pub(super) fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, inout_names: &[&str]) -> ParamView {
+/// the function's in/out parameters; `function` names it in messages (counts that go in and come back).
+pub(super) fn param_view(
+    api: &Api,
+    function: &str,
+    name: &str,
+    ty: &Type,
+    class: ParamClass,
+    inout_names: &[&str],
+) -> ParamView {
     let object = Some("object".to_string());
     let pointee = || cy_qualified(api, &pointee_of(api, ty));
+    let pointee_range = || int_range(api, &pointee_of(api, ty));
+    // Every integer kind has a C integer type behind it; a missing one is a pass error.
+    let range = || int_range(api, ty).expect("an integer parameter has an integer C type");
     let (kind, arg_type, cy_type, class) = match class {
         ParamClass::Value(value) => match value {
-            ValueKind::Int | ValueKind::Float => (ParamKind::Value, Some(cy_qualified(api, ty)), String::new(), None),
-            ValueKind::Scalar { class } => (ParamKind::Value, Some(cy_qualified(api, ty)), String::new(), Some(class)),
-            ValueKind::Enum { class } => (ParamKind::EnumValue, Some("long long".into()), String::new(), Some(class)),
+            ValueKind::Float => (ParamKind::Value, Some(cy_qualified(api, ty)), String::new(), None),
+            ValueKind::Int => match int_range(api, ty) {
+                Some(range) => (ParamKind::Int { range }, object, String::new(), None),
+                None => (ParamKind::Value, Some(cy_qualified(api, ty)), String::new(), None),
+            },
+            ValueKind::Scalar { class } => (ParamKind::Int { range: range() }, object, String::new(), Some(class)),
+            ValueKind::Enum { class } => (ParamKind::EnumValue { range: range() }, object, String::new(), Some(class)),
             ValueKind::Handle { class } => (ParamKind::Handle, object, String::new(), Some(class)),
             ValueKind::Record { class, .. } => (ParamKind::RecordValue, object, String::new(), Some(class)),
             _ => (ParamKind::Address, object, String::new(), None),
@@ -196,7 +216,10 @@ pub(super) fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, in
         ParamClass::Str => (ParamKind::Str, object, String::new(), None),
         ParamClass::Address => (ParamKind::Address, object, String::new(), None),
         ParamClass::RecordIn { class, .. } => (ParamKind::RecordIn, object, String::new(), Some(class)),
-        ParamClass::Array(element) => (ParamKind::Array { element: Element::of(&element) }, object, pointee(), None),
+        ParamClass::Array(element) => {
+            let kind = ParamKind::Array { element: Element::of(&element), range: pointee_range() };
+            (kind, object, pointee(), None)
+        }
         ParamClass::RecordArray { class, record } => {
             let align = api.record(&record).map(|r| r.align).unwrap_or(1);
             (ParamKind::RecordArray { align }, object, pointee(), Some(class))
@@ -247,10 +270,11 @@ pub(super) fn param_view(api: &Api, name: &str, ty: &Type, class: ParamClass, in
                 }
                 _ => None,
             };
-            (ParamKind::InOut { element: Element::of(&value) }, object, pointee(), class)
+            (ParamKind::InOut { element: Element::of(&value), range: pointee_range() }, object, pointee(), class)
         }
     };
     ParamView {
+        what: format!("{function}: {}", py_ident(name)),
         py_name: py_ident(name),
         arg_type,
         c_type: cy_qualified(api, ty),
@@ -270,15 +294,17 @@ mod tests {
     /// One value of every kind; the match makes a new kind a compile error here until listed.
     fn every_kind() -> Vec<ParamKind> {
         let element = Element::Int;
+        let range = IntRange { bits: 32, signed: false, convert: "_as_unsigned" };
         let all = vec![
             ParamKind::Value,
-            ParamKind::EnumValue,
+            ParamKind::Int { range },
+            ParamKind::EnumValue { range },
             ParamKind::Handle,
             ParamKind::Address,
             ParamKind::Str,
             ParamKind::RecordIn,
             ParamKind::RecordValue,
-            ParamKind::Array { element },
+            ParamKind::Array { element, range: Some(range) },
             ParamKind::RecordArray { align: 1 },
             ParamKind::KernelParams,
             ParamKind::OutString,
@@ -289,12 +315,13 @@ mod tests {
             ParamKind::OutBytes { len: "n".into(), raw: true, len_inout: false },
             ParamKind::OutArray { element, len: "n".into(), len_inout: false },
             ParamKind::OutBorrowed { element, len: "n".into() },
-            ParamKind::InOut { element },
+            ParamKind::InOut { element, range: None },
         ];
         for kind in &all {
             match kind {
                 ParamKind::Value
-                | ParamKind::EnumValue
+                | ParamKind::Int { .. }
+                | ParamKind::EnumValue { .. }
                 | ParamKind::Handle
                 | ParamKind::Address
                 | ParamKind::Str

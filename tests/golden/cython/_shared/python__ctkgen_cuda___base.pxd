@@ -42,7 +42,12 @@ cdef void* _addr_of(object value) except? NULL
 cdef void* _void_ptr(object value) except? NULL
 cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, void*** out, Py_ssize_t* count)
 cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_pointer) except? NULL
-cdef void* _handle_addr(object value) except? NULL
+cdef void* _handle_addr(object value, str what) except? NULL
+cdef size_t _foreign_address(object ptr) except? 0
+cdef object _int_of(object value, str what)
+cdef long long _as_signed(object value, int bits, str what) except? -1
+cdef unsigned long long _as_unsigned(object value, int bits, str what) except? 0xFFFFFFFFFFFFFFFF
+cdef bytes _bytes_of(object value, str what, bint text)
 cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL
 cdef object _enum_value(dict members, long long value)
 cdef object _new(object cls)
@@ -51,8 +56,8 @@ cdef object _new_handle(object cls, void* value)
 cdef object _view(object cls, void* address, object owner)
 cdef object _registered(str name)
 cdef int _scalar_init(_Scalar self, object init_value, object ptr) except -1
-cdef int _handle_init(_Handle self, object init_value, size_t ptr) except -1
-cdef int _record_init(_Record self, size_t ptr, size_t alignment, str name) except -1
+cdef int _handle_init(_Handle self, object init_value, object ptr) except -1
+cdef int _record_init(_Record self, object ptr, size_t alignment, str name) except -1
 cdef object _new_scalar(object cls, long long value)
 cdef object _new_record_copy(object cls, const void* source, size_t size)
 cdef object _bytes_at(const char* data, size_t size)

@@ -3,6 +3,7 @@
 cimport cython
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, PyObject_CheckBuffer
 from cpython.list cimport PyList_CheckExact
+from cpython.long cimport PyLong_Check
 from cpython.mem cimport PyMem_Malloc
 from cpython.number cimport PyIndex_Check, PyNumber_Index
 from cpython.tuple cimport PyTuple_CheckExact
@@ -175,11 +176,14 @@ cdef inline void _drop_block(_Record self) noexcept:
         self._pvt_block = NULL
 
 
-cdef int _record_init(_Record self, size_t ptr, size_t alignment, str name) except -1:
-    """Points a record at foreign memory (the `_ptr=` constructor), refusing a misaligned address."""
-    _check_aligned(ptr, alignment, name)
+cdef int _record_init(_Record self, object ptr, size_t alignment, str name) except -1:
+    """Points a record at foreign memory (the `_ptr=` keyword), refusing a misaligned address."""
+    cdef size_t address = _foreign_address(ptr)
+    if address == 0:
+        return 0
+    _check_aligned(address, alignment, name)
     _drop_block(self)
-    self._pvt_addr = <void*>ptr
+    self._pvt_addr = <void*>address
     return 0
 
 
@@ -187,6 +191,59 @@ cdef int _check_aligned(size_t address, size_t alignment, str name) except -1:
     if address % alignment != 0:
         raise ValueError(f"address {address:#x} is not aligned to {alignment} bytes as {name} requires")
     return 0
+
+
+cdef object _int_of(object value, str what):
+    """`value` as an int: ints (enum members included) and objects with __index__ (wrappers,
+    numpy integers). Floats, str, bytes and None are not integers."""
+    if PyLong_Check(value):
+        return value
+    if PyIndex_Check(value):
+        return PyNumber_Index(value)
+    raise TypeError(f"{what} takes an int, not {type(value).__name__}")
+
+
+cdef object _out_of_range(object value, int bits, bint signed, str what):
+    kind = "signed" if signed else "unsigned"
+    return OverflowError(f"{what}: {value} does not fit in a {bits}-bit {kind} integer")
+
+
+cdef long long _as_signed(object value, int bits, str what) except? -1:
+    """`value` checked against the range of a signed C integer of `bits` bits."""
+    cdef long long result
+    value = _int_of(value, what)
+    try:
+        result = value
+    except OverflowError:
+        raise _out_of_range(value, bits, True, what) from None
+    if bits < <int>(sizeof(long long) * 8) and (result < -((<long long>1) << (bits - 1)) or result >= ((<long long>1) << (bits - 1))):
+        raise _out_of_range(value, bits, True, what)
+    return result
+
+
+cdef unsigned long long _as_unsigned(object value, int bits, str what) except? 0xFFFFFFFFFFFFFFFF:
+    """`value` checked against the range of an unsigned C integer of `bits` bits."""
+    cdef unsigned long long result
+    value = _int_of(value, what)
+    try:
+        result = value
+    except OverflowError:
+        raise _out_of_range(value, bits, False, what) from None
+    if bits < <int>(sizeof(unsigned long long) * 8) and (result >> bits) != 0:
+        raise _out_of_range(value, bits, False, what)
+    return result
+
+
+cdef bytes _bytes_of(object value, str what, bint text):
+    """The bytes a `char[]` member or a string argument takes: bytes, any buffer, or (`text`) a
+    str in UTF-8. An int is not a length here."""
+    if isinstance(value, bytes):
+        return value
+    if text and isinstance(value, str):
+        return (<str>value).encode()
+    if PyObject_CheckBuffer(value):
+        return bytes(value)
+    raise TypeError(f"{what} takes bytes{' or str' if text else ''}, not {type(value).__name__}")
 
 
 cdef object _new(object cls):
@@ -227,6 +284,9 @@ cdef object _enum_value(dict members, long long value):
 
 
 cdef object _bytes_at(const char* data, size_t size):
+    # An output buffer of no elements is never allocated: NULL, which strnlen must not see.
+    if data == NULL or size == 0:
+        return b""
     return data[:strnlen(data, size)]
 
 
@@ -376,12 +436,21 @@ cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_poin
     return address
 
 
-cdef void* _handle_addr(object value) except? NULL:
+cdef void* _handle_addr(object value, str what) except? NULL:
+    """The pointer a handle member or argument takes: a handle's value, None (NULL) or an
+    int in the range of a pointer."""
     if value is None:
         return NULL
     if isinstance(value, _Handle):
         return (<_Handle>value)._pvt_ptr[0]
-    return <void*><size_t>int(value)
+    return <void*><size_t>_as_unsigned(value, sizeof(void*) * 8, what)
+
+
+cdef size_t _foreign_address(object ptr) except? 0:
+    """The address given as `_ptr=`: an int in the range of a pointer (0 for none)."""
+    if ptr is 0 or ptr is None:
+        return 0
+    return <size_t>_as_unsigned(ptr, sizeof(size_t) * 8, "_ptr")
 
 
 cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL:
@@ -420,7 +489,8 @@ cdef class _Record:
         return "\n".join(lines)
 
     def __copy__(self):
-        cdef _Record other = type(self)()
+        # No __init__: a subclass's own constructor arguments are not needed for a copy.
+        cdef _Record other = _new(type(self))
         memcpy(other._pvt_addr, self._pvt_addr, type(self)._ctkgen_size)
         return other
 
@@ -432,12 +502,20 @@ cdef class _RefRecord(_Record):
     """Base of records with pointer members: it keeps what they point into alive."""
 
 
-cdef int _handle_init(_Handle self, object init_value, size_t ptr) except -1:
-    if ptr != 0:
-        _check_aligned(ptr, sizeof(void*), type(self).__name__)
-        self._pvt_ptr = <void**>ptr
-    if init_value is not None and init_value is not 0:
-        self._pvt_ptr[0] = _handle_addr(init_value)
+cdef int _handle_init(_Handle self, object init_value, object ptr) except -1:
+    # Everything is converted and checked before anything is written.
+    cdef str name = type(self).__name__
+    cdef size_t address = _foreign_address(ptr)
+    cdef void* value = NULL
+    if init_value is None:
+        raise TypeError(f"{name} takes an int or a handle, not None")
+    if init_value is not 0:
+        value = _handle_addr(init_value, name)
+    if address != 0:
+        _check_aligned(address, sizeof(void*), name)
+        self._pvt_ptr = <void**>address
+    if init_value is not 0:
+        self._pvt_ptr[0] = value
     return 0
 
 
@@ -449,7 +527,8 @@ cdef class _Handle:
     def __cinit__(self):
         self._pvt_ptr = &self._pvt_val
 
-    def __init__(self, init_value=0, size_t _ptr=0):
+    # `_ptr` only by keyword: a positional argument (of a subclass, say) is never an address.
+    def __init__(self, init_value=0, *, _ptr=0):
         _handle_init(self, init_value, _ptr)
 
     def getPtr(self):
@@ -476,14 +555,19 @@ cdef class _Handle:
 
 
 cdef int _scalar_init(_Scalar self, object init_value, object ptr) except -1:
-    cdef size_t address = 0 if ptr is None else <size_t>ptr
-    cdef unsigned long long raw
+    # Everything is converted and checked before anything is written.
+    cdef str name = type(self).__name__
+    cdef size_t address = _foreign_address(ptr)
+    cdef unsigned long long raw = 0
+    if init_value is not 0:
+        if self._pvt_signed:
+            raw = <unsigned long long>_as_signed(init_value, self._pvt_size * 8, name)
+        else:
+            raw = _as_unsigned(init_value, self._pvt_size * 8, name)
     if address != 0:
-        _check_aligned(address, self._pvt_size, type(self).__name__)
+        _check_aligned(address, self._pvt_size, name)
         self._pvt_ptr = <void*>address
-    if init_value is not None and init_value is not 0:
-        value = int(init_value)
-        raw = <unsigned long long>(<long long>value) if value < 0 else <unsigned long long>value
+    if init_value is not 0:
         # Little-endian: the low `size` bytes hold the value for every width.
         memcpy(self._pvt_ptr, &raw, self._pvt_size)
     return 0

@@ -5,7 +5,8 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
+                     _as_unsigned, _bytes_of)
 from ._base import _class_registry
 
 
@@ -17,12 +18,13 @@ cdef class Extent(_Record):
     _ctkgen_size = 8
     _ctkgen_align = 4
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 4, "Extent")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 4, "Extent")
 
     @property
     def width(self):
@@ -32,7 +34,7 @@ cdef class Extent(_Record):
     @width.setter
     def width(self, value):
         cdef cydriver.Extent* p = <cydriver.Extent*>self._pvt_addr
-        p.width = value
+        p.width = <int>_as_signed(value, 32, "Extent.width")
 
     @property
     def height(self):
@@ -42,7 +44,7 @@ cdef class Extent(_Record):
     @height.setter
     def height(self, value):
         cdef cydriver.Extent* p = <cydriver.Extent*>self._pvt_addr
-        p.height = value
+        p.height = <int>_as_signed(value, 32, "Extent.height")
 
 
 cdef class Resource(_RefRecord):
@@ -53,12 +55,13 @@ cdef class Resource(_RefRecord):
     _ctkgen_size = 152
     _ctkgen_align = 8
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 8, "Resource")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 8, "Resource")
 
     @property
     def kind(self):
@@ -68,7 +71,7 @@ cdef class Resource(_RefRecord):
     @kind.setter
     def kind(self, value):
         cdef cydriver.Resource* p = <cydriver.Resource*>self._pvt_addr
-        p.kind = value
+        p.kind = <int>_as_signed(value, 32, "Resource.kind")
 
     @property
     def res(self):
@@ -88,7 +91,7 @@ cdef class Resource(_RefRecord):
     @value.setter
     def value(self, value):
         cdef cydriver.Resource* p = <cydriver.Resource*>self._pvt_addr
-        p.value = value
+        p.value = <unsigned int>_as_unsigned(value, 32, "Resource.value")
 
     @property
     def value64(self):
@@ -98,7 +101,7 @@ cdef class Resource(_RefRecord):
     @value64.setter
     def value64(self, value):
         cdef cydriver.Resource* p = <cydriver.Resource*>self._pvt_addr
-        p.value64 = value
+        p.value64 = <unsigned long long>_as_unsigned(value, 64, "Resource.value64")
 
     @property
     def points(self):
@@ -108,10 +111,15 @@ cdef class Resource(_RefRecord):
     @points.setter
     def points(self, value):
         cdef cydriver.Resource* p = <cydriver.Resource*>self._pvt_addr
-        if len(value) != 2:
-            raise ValueError("points takes exactly 2 elements")
+        # Converted into a temporary first: a value that fails half-way leaves the member as it was.
+        cdef void* converted[2]
+        cdef list items = list(value)
+        if len(items) != 2:
+            raise ValueError("Resource.points takes exactly 2 elements")
         for i in range(2):
-            memmove(&p.points[i], _record_addr(value[i], _registered("Resource__points"), False), sizeof(p.points[i]))
+            converted[i] = _record_addr(items[i], _registered("Resource__points"), False)
+        for i in range(2):
+            memmove(&p.points[i], converted[i], sizeof(p.points[i]))
 
 
 cdef class Resource__points(_Record):
@@ -122,12 +130,13 @@ cdef class Resource__points(_Record):
     _ctkgen_size = 4
     _ctkgen_align = 2
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 2, "Resource__points")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 2, "Resource__points")
 
     @property
     def x(self):
@@ -137,7 +146,7 @@ cdef class Resource__points(_Record):
     @x.setter
     def x(self, value):
         cdef cydriver.Resource__points* p = <cydriver.Resource__points*>self._pvt_addr
-        p.x = value
+        p.x = <short>_as_signed(value, 16, "Resource__points.x")
 
     @property
     def y(self):
@@ -147,7 +156,7 @@ cdef class Resource__points(_Record):
     @y.setter
     def y(self, value):
         cdef cydriver.Resource__points* p = <cydriver.Resource__points*>self._pvt_addr
-        p.y = value
+        p.y = <short>_as_signed(value, 16, "Resource__points.y")
 
 
 cdef class Resource__res(_RefRecord):
@@ -158,12 +167,13 @@ cdef class Resource__res(_RefRecord):
     _ctkgen_size = 128
     _ctkgen_align = 8
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 8, "Resource__res")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 8, "Resource__res")
 
     @property
     def array(self):
@@ -193,10 +203,14 @@ cdef class Resource__res(_RefRecord):
     @reserved.setter
     def reserved(self, value):
         cdef cydriver.Resource__res* p = <cydriver.Resource__res*>self._pvt_addr
-        if len(value) != 32:
-            raise ValueError("reserved takes exactly 32 elements")
+        # Converted into a temporary first: a value that fails half-way leaves the member as it was.
+        cdef int converted[32]
+        cdef list items = list(value)
+        if len(items) != 32:
+            raise ValueError("Resource__res.reserved takes exactly 32 elements")
         for i in range(32):
-            p.reserved[i] = value[i]
+            converted[i] = <int>_as_signed(items[i], 32, "Resource__res.reserved")
+        memcpy(p.reserved, converted, sizeof(converted))
 
 
 cdef class Resource__res__array(_RefRecord):
@@ -207,12 +221,13 @@ cdef class Resource__res__array(_RefRecord):
     _ctkgen_size = 8
     _ctkgen_align = 8
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 8, "Resource__res__array")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 8, "Resource__res__array")
 
     @property
     def handle(self):
@@ -233,12 +248,13 @@ cdef class Resource__res__linear(_RefRecord):
     _ctkgen_size = 16
     _ctkgen_align = 8
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 8, "Resource__res__linear")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 8, "Resource__res__linear")
 
     @property
     def ptr(self):
@@ -258,7 +274,7 @@ cdef class Resource__res__linear(_RefRecord):
     @size.setter
     def size(self, value):
         cdef cydriver.Resource__res__linear* p = <cydriver.Resource__res__linear*>self._pvt_addr
-        p.size = value
+        p.size = <unsigned long long>_as_unsigned(value, 64, "Resource__res__linear.size")
 
 
 _class_registry.update({

@@ -5,7 +5,8 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
+                     _as_unsigned, _bytes_of)
 from ._base import _class_registry
 
 
@@ -17,12 +18,13 @@ cdef class Flags(_Record):
     _ctkgen_size = 24
     _ctkgen_align = 8
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 8, "Flags")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 8, "Flags")
 
     @property
     def a(self):
@@ -32,7 +34,7 @@ cdef class Flags(_Record):
     @a.setter
     def a(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.a = value
+        p.a = <unsigned int>_as_unsigned(value, 3, "Flags.a")
 
     @property
     def b(self):
@@ -42,7 +44,7 @@ cdef class Flags(_Record):
     @b.setter
     def b(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.b = value
+        p.b = <unsigned int>_as_unsigned(value, 5, "Flags.b")
 
     @property
     def c(self):
@@ -52,7 +54,7 @@ cdef class Flags(_Record):
     @c.setter
     def c(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.c = value
+        p.c = <unsigned int>_as_unsigned(value, 24, "Flags.c")
 
     @property
     def d(self):
@@ -62,7 +64,7 @@ cdef class Flags(_Record):
     @d.setter
     def d(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.d = value
+        p.d = <unsigned long long>_as_unsigned(value, 40, "Flags.d")
 
     @property
     def _anon0(self):
@@ -72,7 +74,7 @@ cdef class Flags(_Record):
     @_anon0.setter
     def _anon0(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p._anon0 = value
+        p._anon0 = <unsigned int>_as_unsigned(value, 1, "Flags._anon0")
 
     @property
     def e(self):
@@ -82,7 +84,7 @@ cdef class Flags(_Record):
     @e.setter
     def e(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.e = value
+        p.e = <unsigned char>_as_unsigned(value, 1, "Flags.e")
 
     @property
     def after(self):
@@ -92,7 +94,7 @@ cdef class Flags(_Record):
     @after.setter
     def after(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
-        p.after = value
+        p.after = <int>_as_signed(value, 32, "Flags.after")
 
 
 _class_registry.update({

@@ -5,7 +5,8 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
+                     _as_unsigned, _bytes_of)
 from ._base import _class_registry
 
 
@@ -16,12 +17,13 @@ cdef class CAligned(_Record):
     _ctkgen_size = 64
     _ctkgen_align = 32
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 32, "CAligned")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         _own_block(self, sizeof(cydriver.CAligned), 32)
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 32, "CAligned")
 
     @property
     def tag(self):
@@ -31,7 +33,7 @@ cdef class CAligned(_Record):
     @tag.setter
     def tag(self, value):
         cdef cydriver.CAligned* p = <cydriver.CAligned*>self._pvt_addr
-        p.tag = value
+        p.tag = <char>_as_signed(value, 8, "CAligned.tag")
 
     @property
     def value(self):
@@ -41,7 +43,7 @@ cdef class CAligned(_Record):
     @value.setter
     def value(self, value):
         cdef cydriver.CAligned* p = <cydriver.CAligned*>self._pvt_addr
-        p.value = value
+        p.value = <int>_as_signed(value, 32, "CAligned.value")
 
     @property
     def rest(self):
@@ -51,7 +53,7 @@ cdef class CAligned(_Record):
     @rest.setter
     def rest(self, value):
         cdef cydriver.CAligned* p = <cydriver.CAligned*>self._pvt_addr
-        p.rest = value
+        p.rest = <short>_as_signed(value, 16, "CAligned.rest")
 
 
 _class_registry.update({

@@ -5,7 +5,8 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
+                     _as_unsigned, _bytes_of)
 from ._base import _class_registry
 from ._types import u64 as _C_u64
 
@@ -17,12 +18,13 @@ cdef class FieldAligned_st(_Record):
     _ctkgen_size = 64
     _ctkgen_align = 64
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 64, "FieldAligned_st")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         _own_block(self, sizeof(cydriver.FieldAligned_st), 64)
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 64, "FieldAligned_st")
 
     @property
     def words(self):
@@ -32,10 +34,14 @@ cdef class FieldAligned_st(_Record):
     @words.setter
     def words(self, value):
         cdef cydriver.FieldAligned_st* p = <cydriver.FieldAligned_st*>self._pvt_addr
-        if len(value) != 4:
-            raise ValueError("words takes exactly 4 elements")
+        # Converted into a temporary first: a value that fails half-way leaves the member as it was.
+        cdef cydriver.u64 converted[4]
+        cdef list items = list(value)
+        if len(items) != 4:
+            raise ValueError("FieldAligned_st.words takes exactly 4 elements")
         for i in range(4):
-            p.words[i] = value[i]
+            converted[i] = <cydriver.u64>_as_unsigned(items[i], 64, "FieldAligned_st.words")
+        memcpy(p.words, converted, sizeof(converted))
 
     @property
     def tail(self):
@@ -45,7 +51,7 @@ cdef class FieldAligned_st(_Record):
     @tail.setter
     def tail(self, value):
         cdef cydriver.FieldAligned_st* p = <cydriver.FieldAligned_st*>self._pvt_addr
-        p.tail = value
+        p.tail = <int>_as_signed(value, 32, "FieldAligned_st.tail")
 
 
 cdef class FieldAligned(FieldAligned_st):

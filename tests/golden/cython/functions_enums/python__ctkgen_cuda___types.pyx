@@ -22,7 +22,8 @@ cdef class Device(_Scalar):
         self._pvt_signed = True
         self._pvt_ptr = &self._pvt_raw
 
-    def __init__(self, init_value=0, _ptr=0):
+    # `_ptr` only by keyword: a positional argument (of a subclass, say) is never an address.
+    def __init__(self, init_value=0, *, _ptr=0):
         _scalar_init(self, init_value, _ptr)
 
 

@@ -5,7 +5,8 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
+                     _as_unsigned, _bytes_of)
 from ._base import _class_registry
 from ._types import AlignedInt as _C_AlignedInt
 
@@ -18,12 +19,13 @@ cdef class HoldsAlignedTypedef(_Record):
     _ctkgen_size = 32
     _ctkgen_align = 16
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 16, "HoldsAlignedTypedef")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 16, "HoldsAlignedTypedef")
 
     @property
     def c(self):
@@ -33,7 +35,7 @@ cdef class HoldsAlignedTypedef(_Record):
     @c.setter
     def c(self, value):
         cdef cydriver.HoldsAlignedTypedef* p = <cydriver.HoldsAlignedTypedef*>self._pvt_addr
-        p.c = value
+        p.c = <char>_as_signed(value, 8, "HoldsAlignedTypedef.c")
 
     @property
     def value(self):
@@ -43,7 +45,7 @@ cdef class HoldsAlignedTypedef(_Record):
     @value.setter
     def value(self, value):
         cdef cydriver.HoldsAlignedTypedef* p = <cydriver.HoldsAlignedTypedef*>self._pvt_addr
-        p.value = value
+        p.value = <cydriver.AlignedInt>_as_signed(value, 32, "HoldsAlignedTypedef.value")
 
 
 cdef class MacroAligned(_Record):
@@ -53,12 +55,13 @@ cdef class MacroAligned(_Record):
     _ctkgen_size = 32
     _ctkgen_align = 32
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 32, "MacroAligned")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         _own_block(self, sizeof(cydriver.MacroAligned), 32)
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 32, "MacroAligned")
 
     @property
     def y(self):
@@ -68,7 +71,7 @@ cdef class MacroAligned(_Record):
     @y.setter
     def y(self, value):
         cdef cydriver.MacroAligned* p = <cydriver.MacroAligned*>self._pvt_addr
-        p.y = value
+        p.y = <int>_as_signed(value, 32, "MacroAligned.y")
 
 
 cdef class StructAligned(_Record):
@@ -78,12 +81,13 @@ cdef class StructAligned(_Record):
     _ctkgen_size = 64
     _ctkgen_align = 64
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 64, "StructAligned")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         _own_block(self, sizeof(cydriver.StructAligned), 64)
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 64, "StructAligned")
 
     @property
     def x(self):
@@ -93,7 +97,7 @@ cdef class StructAligned(_Record):
     @x.setter
     def x(self, value):
         cdef cydriver.StructAligned* p = <cydriver.StructAligned*>self._pvt_addr
-        p.x = value
+        p.x = <int>_as_signed(value, 32, "StructAligned.x")
 
 
 _class_registry.update({

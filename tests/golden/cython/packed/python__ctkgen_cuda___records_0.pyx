@@ -5,7 +5,8 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
+                     _as_unsigned, _bytes_of)
 from ._base import _class_registry
 
 
@@ -17,12 +18,13 @@ cdef class Packed(_Record):
     _ctkgen_size = 13
     _ctkgen_align = 1
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 1, "Packed")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 1, "Packed")
 
     @property
     def c(self):
@@ -32,7 +34,7 @@ cdef class Packed(_Record):
     @c.setter
     def c(self, value):
         cdef cydriver.Packed* p = <cydriver.Packed*>self._pvt_addr
-        p.c = value
+        p.c = <char>_as_signed(value, 8, "Packed.c")
 
     @property
     def i(self):
@@ -42,7 +44,7 @@ cdef class Packed(_Record):
     @i.setter
     def i(self, value):
         cdef cydriver.Packed* p = <cydriver.Packed*>self._pvt_addr
-        p.i = value
+        p.i = <int>_as_signed(value, 32, "Packed.i")
 
     @property
     def l(self):
@@ -52,7 +54,7 @@ cdef class Packed(_Record):
     @l.setter
     def l(self, value):
         cdef cydriver.Packed* p = <cydriver.Packed*>self._pvt_addr
-        p.l = value
+        p.l = <long long>_as_signed(value, 64, "Packed.l")
 
 
 cdef class PragmaPacked(_Record):
@@ -63,12 +65,13 @@ cdef class PragmaPacked(_Record):
     _ctkgen_size = 6
     _ctkgen_align = 2
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 2, "PragmaPacked")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         self._pvt_addr = &self._pvt_val
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 2, "PragmaPacked")
 
     @property
     def c(self):
@@ -78,7 +81,7 @@ cdef class PragmaPacked(_Record):
     @c.setter
     def c(self, value):
         cdef cydriver.PragmaPacked* p = <cydriver.PragmaPacked*>self._pvt_addr
-        p.c = value
+        p.c = <char>_as_signed(value, 8, "PragmaPacked.c")
 
     @property
     def i(self):
@@ -88,7 +91,7 @@ cdef class PragmaPacked(_Record):
     @i.setter
     def i(self, value):
         cdef cydriver.PragmaPacked* p = <cydriver.PragmaPacked*>self._pvt_addr
-        p.i = value
+        p.i = <int>_as_signed(value, 32, "PragmaPacked.i")
 
 
 _class_registry.update({

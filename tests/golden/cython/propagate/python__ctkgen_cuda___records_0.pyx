@@ -5,7 +5,8 @@
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
-                     _view, _registered, _own_block, _record_init, _new_scalar, _bytes_at, _fast_construct)
+                     _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
+                     _as_unsigned, _bytes_of)
 from ._base import _class_registry
 
 
@@ -16,12 +17,13 @@ cdef class ArrayOfDescriptors(_Record):
     _ctkgen_size = 512
     _ctkgen_align = 128
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 128, "ArrayOfDescriptors")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         _own_block(self, sizeof(cydriver.ArrayOfDescriptors), 128)
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 128, "ArrayOfDescriptors")
 
     @property
     def items(self):
@@ -31,10 +33,15 @@ cdef class ArrayOfDescriptors(_Record):
     @items.setter
     def items(self, value):
         cdef cydriver.ArrayOfDescriptors* p = <cydriver.ArrayOfDescriptors*>self._pvt_addr
-        if len(value) != 3:
-            raise ValueError("items takes exactly 3 elements")
+        # Converted into a temporary first: a value that fails half-way leaves the member as it was.
+        cdef void* converted[3]
+        cdef list items = list(value)
+        if len(items) != 3:
+            raise ValueError("ArrayOfDescriptors.items takes exactly 3 elements")
         for i in range(3):
-            memmove(&p.items[i], _record_addr(value[i], _registered("Descriptor"), False), sizeof(p.items[i]))
+            converted[i] = _record_addr(items[i], _registered("Descriptor"), False)
+        for i in range(3):
+            memmove(&p.items[i], converted[i], sizeof(p.items[i]))
 
     @property
     def trailer(self):
@@ -44,7 +51,7 @@ cdef class ArrayOfDescriptors(_Record):
     @trailer.setter
     def trailer(self, value):
         cdef cydriver.ArrayOfDescriptors* p = <cydriver.ArrayOfDescriptors*>self._pvt_addr
-        p.trailer = value
+        p.trailer = <char>_as_signed(value, 8, "ArrayOfDescriptors.trailer")
 
 
 cdef class Descriptor(_Record):
@@ -54,12 +61,13 @@ cdef class Descriptor(_Record):
     _ctkgen_size = 128
     _ctkgen_align = 128
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 128, "Descriptor")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         _own_block(self, sizeof(cydriver.Descriptor), 128)
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 128, "Descriptor")
 
     @property
     def opaque(self):
@@ -69,10 +77,14 @@ cdef class Descriptor(_Record):
     @opaque.setter
     def opaque(self, value):
         cdef cydriver.Descriptor* p = <cydriver.Descriptor*>self._pvt_addr
-        if len(value) != 16:
-            raise ValueError("opaque takes exactly 16 elements")
+        # Converted into a temporary first: a value that fails half-way leaves the member as it was.
+        cdef unsigned long long converted[16]
+        cdef list items = list(value)
+        if len(items) != 16:
+            raise ValueError("Descriptor.opaque takes exactly 16 elements")
         for i in range(16):
-            p.opaque[i] = value[i]
+            converted[i] = <unsigned long long>_as_unsigned(items[i], 64, "Descriptor.opaque")
+        memcpy(p.opaque, converted, sizeof(converted))
 
 
 cdef class Holder(_Record):
@@ -82,12 +94,13 @@ cdef class Holder(_Record):
     _ctkgen_size = 256
     _ctkgen_align = 128
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 128, "Holder")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         _own_block(self, sizeof(cydriver.Holder), 128)
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 128, "Holder")
 
     @property
     def tag(self):
@@ -97,7 +110,7 @@ cdef class Holder(_Record):
     @tag.setter
     def tag(self, value):
         cdef cydriver.Holder* p = <cydriver.Holder*>self._pvt_addr
-        p.tag = value
+        p.tag = <int>_as_signed(value, 32, "Holder.tag")
 
     @property
     def desc(self):
@@ -117,12 +130,13 @@ cdef class MaybeDescriptor(_Record):
     _ctkgen_size = 128
     _ctkgen_align = 128
 
-    # One constructor, no __init__: a plain construction is a single call with nothing to parse.
-    def __cinit__(self, size_t _ptr=0):
-        if _ptr != 0:
-            _record_init(self, _ptr, 128, "MaybeDescriptor")
-            return
+    # __cinit__ takes no arguments, so it ignores a subclass's; only the `_ptr=` keyword of
+    # __init__ points the object at foreign memory, never a positional argument.
+    def __cinit__(self):
         _own_block(self, sizeof(cydriver.MaybeDescriptor), 128)
+
+    def __init__(self, *, _ptr=0):
+        _record_init(self, _ptr, 128, "MaybeDescriptor")
 
     @property
     def desc(self):
@@ -142,7 +156,7 @@ cdef class MaybeDescriptor(_Record):
     @raw.setter
     def raw(self, value):
         cdef cydriver.MaybeDescriptor* p = <cydriver.MaybeDescriptor*>self._pvt_addr
-        p.raw = value
+        p.raw = <int>_as_signed(value, 32, "MaybeDescriptor.raw")
 
 
 _class_registry.update({

@@ -1,0 +1,402 @@
+"""Sweeps every value path of a built package with hostile but ordinary values: every scalar and
+handle constructor, every member of every record class, every by-value integer, enum and handle
+parameter of every function (called against the fake driver, whose generic entry point records
+its register arguments).
+
+    python sweep.py IR_JSON PACKAGE [FAKE_LIBCUDA]
+
+Values tried on an integer path: both bounds of its C type, one beyond each, a float, a str,
+bytes, None and an object of another class. Each must read back equal (or reach the driver
+equal), or raise the right exception (OverflowError out of range, TypeError for a wrong type)
+with the storage unchanged. Types come from the IR, not from the package, so the sweep is an
+independent oracle. Prints one JSON line: counts (paths, values) and the failures."""
+import ctypes
+import importlib
+import json
+import os
+import pkgutil
+import re
+import sys
+
+PRIMITIVES = {
+    "char": (8, True), "signed_char": (8, True), "unsigned_char": (8, False),
+    "short": (16, True), "unsigned_short": (16, False), "int": (32, True), "unsigned_int": (32, False),
+    "long": (64, True), "unsigned_long": (64, False), "long_long": (64, True),
+    "unsigned_long_long": (64, False), "bool": (1, False),
+}
+BUILTIN = {
+    "size_t": "unsigned_long", "ssize_t": "long", "uintptr_t": "unsigned_long", "intptr_t": "long",
+    "uint8_t": "unsigned_char", "uint16_t": "unsigned_short", "uint32_t": "unsigned_int",
+    "uint64_t": "unsigned_long", "int8_t": "signed_char", "int16_t": "short", "int32_t": "int", "int64_t": "long",
+}
+FLOATS = {"float", "double"}
+POINTER_BITS = 8 * ctypes.sizeof(ctypes.c_void_p)
+
+
+class Sweep:
+    def __init__(self, ir, package, fake):
+        self.ir = ir
+        self.typedefs = {t["name"]: t for t in ir["typedefs"]}
+        self.enums = {e["name"]: e for e in ir["enums"]}
+        self.records = {r["name"]: r for r in ir["records"]}
+        self.base = importlib.import_module(f"{package}._base")
+        self.modules = []
+        pkg = importlib.import_module(package)
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+            if info.name.startswith(("_types", "_records", "_functions", "_enums")):
+                try:
+                    self.modules.append(importlib.import_module(f"{package}.{info.name}"))
+                except ImportError:
+                    pass  # not built (a partial sanitizer build)
+        self.registry = self.base._class_registry
+        self.fake = fake
+        self.paths = {}
+        self.values = {}
+        self.failures = []
+        self.refused = []
+        # An object of another class: no __index__, no buffer, not iterable.
+        self.foreign = next(cls for name, cls in sorted(self.registry.items()))()
+
+    # -- types ---------------------------------------------------------------------------------
+    def kind(self, ty):
+        """('int', bits, signed) | ('float',) | ('handle',) | ('pointer',) | ('record', name) |
+        ('chars', n) | ('array', kind, n) | None, following typedefs the way C does."""
+        k = ty["kind"]
+        if k == "bitfield":
+            inner = self.kind(ty["ty"])
+            return ("int", min(ty["width"], inner[1]), inner[2])
+        if k == "primitive":
+            if ty["name"] in FLOATS:
+                return ("float",)
+            return ("int", *PRIMITIVES[ty["name"]]) if ty["name"] in PRIMITIVES else None
+        if k == "enum":
+            e = self.enums.get(ty["name"])
+            return ("int", *PRIMITIVES[e["underlying"]]) if e else None
+        if k == "typedef":
+            name = ty["name"]
+            if name in BUILTIN and name not in self.typedefs:
+                return ("int", *PRIMITIVES[BUILTIN[name]])
+            inner = self.typedefs[name]["ty"]
+            if inner["kind"] == "pointer":
+                return ("handle",)
+            return self.kind(inner)
+        if k == "pointer":
+            return ("pointer",)
+        if k == "record":
+            r = self.records.get(ty["name"])
+            return ("record", ty["name"]) if r and r["complete"] else None
+        if k == "array":
+            element = ty["element"]
+            resolved = element
+            while resolved["kind"] == "typedef" and resolved["name"] in self.typedefs:
+                resolved = self.typedefs[resolved["name"]]["ty"]
+            if resolved["kind"] == "primitive" and resolved["name"] in ("char", "signed_char"):
+                return ("chars", ty["len"])
+            inner = self.kind(element)
+            return ("array", inner, ty["len"]) if inner and inner[0] not in ("chars", "array") else ("opaque",)
+        return None
+
+    def fields(self, record):
+        """(name, type) of every member the class has: anonymous nested records flattened."""
+        for field in record["fields"]:
+            ty = field["ty"]
+            nested = self.records.get(ty.get("name")) if ty["kind"] == "record" else None
+            if field.get("anonymous") and nested is not None:
+                yield from self.fields(nested)
+            elif field["name"] and field["bit_width"] is None:
+                yield field["name"], ty
+            elif field["name"]:
+                # A bitfield: the width of its own, the signedness of its type.
+                yield field["name"], {"kind": "bitfield", "width": field["bit_width"], "ty": ty}
+
+    def record_of(self, cls):
+        """The IR record of a class; an alias class (a typedef's subclass) finds its base's."""
+        for klass in cls.__mro__:
+            if klass.__name__ in self.records:
+                return self.records[klass.__name__]
+            for r in self.records.values():
+                if r.get("typedef_name") == klass.__name__:
+                    return r
+        return None
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+    def note(self, path_kind, path, value, problem):
+        self.values[path_kind] = self.values.get(path_kind, 0) + 1
+        if problem:
+            self.failures.append(f"{path}  {value!r}: {problem}")
+
+    def attempt(self, path_kind, path, value, assign, read, snapshot, expect):
+        """`expect` is an exception type (or tuple), or a function of the read-back value that
+        says whether it is right."""
+        before = snapshot()
+        try:
+            assign(value)
+        except Exception as error:  # noqa: BLE001 (any exception is a finding)
+            if isinstance(expect, type) and issubclass(expect, BaseException) or isinstance(expect, tuple):
+                if not isinstance(error, expect):
+                    return self.note(path_kind, path, value, f"raised {type(error).__name__} ({error}), expected {expect}")
+                if snapshot() != before:
+                    return self.note(path_kind, path, value, f"raised {type(error).__name__} but changed the storage")
+                return self.note(path_kind, path, value, None)
+            return self.note(path_kind, path, value, f"raised {type(error).__name__}: {error}")
+        if isinstance(expect, type) and issubclass(expect, BaseException) or isinstance(expect, tuple):
+            return self.note(path_kind, path, value, f"accepted (reads {safe(read)!r}), expected {expect}")
+        try:
+            got = read()
+        except Exception as error:  # noqa: BLE001
+            return self.note(path_kind, path, value, f"getter raised {type(error).__name__}: {error}")
+        self.note(path_kind, path, value, None if expect(got) else f"reads back {got!r}")
+
+    # -- value sets ----------------------------------------------------------------------------
+    def int_values(self, bits, signed):
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        same = lambda v: (lambda got: as_int(got) == v)  # noqa: E731
+        return [(lo, same(lo)), (hi, same(hi)), (lo - 1, OverflowError), (hi + 1, OverflowError),
+                (1.5, TypeError), ("7", TypeError), (b"7", TypeError), (None, TypeError), (self.foreign, TypeError)]
+
+    def handle_values(self, none_ok):
+        same = lambda v: (lambda got: as_int(got) == v)  # noqa: E731
+        top = (1 << POINTER_BITS) - 1
+        return [(0, same(0)), (top, same(top)), (-1, OverflowError), (top + 1, OverflowError), (1.5, TypeError),
+                ("7", TypeError), (b"7", TypeError), (None, same(0) if none_ok else TypeError), (self.foreign, TypeError)]
+
+    def member_values(self, kind, cls, member):
+        same = lambda v: (lambda got: got == v)  # noqa: E731
+        if kind[0] == "int":
+            return self.int_values(kind[1], kind[2])
+        if kind[0] == "handle":
+            return self.handle_values(True)
+        if kind[0] == "float":
+            return [(1.5, same(1.5)), (-2.0, same(-2.0)), ("7", TypeError), (b"7", TypeError), (None, TypeError),
+                    (self.foreign, TypeError)]
+        if kind[0] == "pointer":
+            top = (1 << POINTER_BITS) - 1
+            return [(0, lambda got: got == 0), (top, lambda got: got == top), (-1, OverflowError),
+                    (top + 1, OverflowError), (1.5, TypeError), ("7", TypeError), (None, lambda got: got == 0)]
+        if kind[0] == "chars":
+            n = kind[1]
+            full = bytes((i * 37 + 1) % 256 if i % 3 else 0 for i in range(n))
+            return [(full, same(full)), (b"\xff" * n, same(b"\xff" * n)), (b"\x01" * (n + 1), ValueError),
+                    (5, TypeError), (1.5, TypeError), (None, TypeError), (self.foreign, TypeError),
+                    ("7", same(b"7" + b"\x00" * (n - 1)))]
+        if kind[0] == "record":
+            # The class the member reads back as (a typedef's alias class, maybe): the one it takes.
+            target = type(getattr(cls(), member))
+            sample = target()
+            ctypes.memset(sample.getPtr(), 0x5A, type(sample)._ctkgen_size)
+            raw = ctypes.string_at(sample.getPtr(), type(sample)._ctkgen_size)
+            other = next(c for n, c in sorted(self.registry.items()) if not issubclass(c, target) and not issubclass(target, c))()
+            return [(sample, lambda got: ctypes.string_at(got.getPtr(), len(raw)) == raw), (other, TypeError),
+                    (None, TypeError), (5, TypeError), (b"7", TypeError)]
+        if kind[0] == "array":
+            element, n = kind[1], kind[2]
+            out = []
+            if element[0] == "int":
+                bits, signed = element[1], element[2]
+                lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+                out += [([lo] * n, lambda got, v=lo: [as_int(g) for g in got] == [v] * n),
+                        ([hi] * n, lambda got, v=hi: [as_int(g) for g in got] == [v] * n),
+                        ([hi] * (n - 1) + [hi + 1], OverflowError), ([lo] * (n - 1) + [lo - 1], OverflowError),
+                        ([1.5] * n, TypeError), (["7"] * n, TypeError), ([None] * n, TypeError)]
+            elif element[0] == "handle":
+                top = (1 << POINTER_BITS) - 1
+                out += [([top] * n, lambda got, v=top: [as_int(g) for g in got] == [v] * n),
+                        ([0] * (n - 1) + [-1], OverflowError), (["7"] * n, TypeError)]
+            elif element[0] == "float":
+                out += [([1.5] * n, lambda got: got == [1.5] * n), (["7"] * n, TypeError)]
+            elif element[0] == "record":
+                target = self.registry.get(element[1]) or self.class_of_record(element[1])
+                if target is not None:
+                    out += [([target() for _ in range(n)], lambda got: len(got) == n), ([self.foreign] * n, TypeError)]
+            out += [(5, TypeError), (1.5, TypeError), (None, TypeError), (self.foreign, TypeError),
+                    ([0] * (n + 1), ValueError)]
+            return out
+        if kind[0] == "opaque":
+            return [(5, TypeError), (1.5, TypeError), (None, TypeError), (self.foreign, TypeError)]
+        return []
+
+    def class_of_record(self, name):
+        r = self.records.get(name)
+        if r and r.get("typedef_name") in self.registry:
+            return self.registry[r["typedef_name"]]
+        return None
+
+    # -- sweeps --------------------------------------------------------------------------------
+    def sweep_members(self):
+        seen = set()
+        for name, cls in sorted(self.registry.items()):
+            record = self.record_of(cls)
+            if record is None:
+                self.failures.append(f"{name}: no record in the IR")
+                continue
+            # An alias class inherits its base's members: the same code, swept once.
+            if record["name"] in seen:
+                continue
+            seen.add(record["name"])
+            types = dict(self.fields(record))
+            size = cls._ctkgen_size
+            for member in cls._ctkgen_members:
+                ty = types.get(member)
+                kind = self.kind(ty) if ty is not None else None
+                if kind is None:
+                    self.failures.append(f"{name}.{member}: no type in the IR")
+                    continue
+                values = self.member_values(kind, cls, member)
+                self.paths["member"] = self.paths.get("member", 0) + 1
+                for value, expect in values:
+                    obj = cls()
+                    # A recognisable pattern, so an unchanged storage is not merely zeros.
+                    ctypes.memset(obj.getPtr(), 0xA5, size)
+                    self.attempt("member", f"{name}.{member}", value, lambda v: setattr(obj, member, v),
+                                 lambda: getattr(obj, member), lambda: ctypes.string_at(obj.getPtr(), size), expect)
+
+    def sweep_constructors(self):
+        types = next((m for m in self.modules if m.__name__.endswith("._types")), None)
+        for name in sorted(self.typedefs):
+            cls = getattr(types, name, None)
+            if not isinstance(cls, type):
+                continue
+            kind = self.kind({"kind": "typedef", "name": name})
+            if kind is None:
+                continue
+            values = self.int_values(kind[1], kind[2]) if kind[0] == "int" else self.handle_values(False)
+            self.paths["constructor"] = self.paths.get("constructor", 0) + 1
+            for value, expect in values:
+                holder = {}
+                self.attempt("constructor", name, value, lambda v: holder.__setitem__("obj", cls(v)),
+                             lambda: holder["obj"], lambda: None, expect)
+
+    def sweep_functions(self):
+        if self.fake is None:
+            return
+        # The fake's entry points with a behaviour of their own trust their arguments (counts,
+        # lists), as a driver may: hostile values there test the fake, not the binding.
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_driver", "fake_libcuda.c")
+        with open(source) as f:
+            special = set(re.findall(r'strcmp\(symbol, "(\w+)"\)', f.read()))
+        functions = {}
+        for module in self.modules:
+            if "._functions" in module.__name__:
+                functions.update({n: getattr(module, n) for n in dir(module) if not n.startswith("_")})
+        for function in self.ir["functions"]:
+            wrapper = functions.get(function["name"])
+            if wrapper is None or function["name"] in special or function["name"].rsplit("_v", 1)[0] in special:
+                continue
+            code = getattr(wrapper, "__code__", None)
+            if code is None:
+                self.failures.append(f"{function['name']}: no argument names")
+                continue
+            arg_names = list(code.co_varnames[:code.co_argcount])
+            params = {p["name"]: p for p in function["params"]}
+            # Integer-class position of each C parameter (floats travel apart); by-value records
+            # make positions unknowable, and only the first six are recorded.
+            positions, position, exact = {}, 0, True
+            for p in function["params"]:
+                kind = self.kind(p["ty"])
+                if kind and kind[0] == "record":
+                    exact = False
+                if kind and kind[0] == "float":
+                    continue
+                positions[p["name"]] = position if exact and position < 6 else None
+                position += 1
+            neutral = {}
+            for arg in arg_names:
+                p = params.get(arg)
+                kind = self.kind(p["ty"]) if p else None
+                if kind and kind[0] == "int":
+                    neutral[arg] = 0
+                elif kind and kind[0] == "float":
+                    neutral[arg] = 0.0
+                elif kind and kind[0] == "record":
+                    # A typedef'd record takes an instance of the typedef's own class.
+                    cls = (self.registry.get(p["ty"].get("name")) or self.registry.get(kind[1])
+                           or self.class_of_record(kind[1]))
+                    neutral[arg] = cls() if cls else None
+                else:
+                    neutral[arg] = None
+            # In/out values are pointers in C but ints in Python: an argument refused as None
+            # gets 0 instead. A function that refuses its neutral arguments is listed as skipped.
+            for _ in range(len(arg_names)):
+                try:
+                    wrapper(*neutral.values())
+                    break
+                except TypeError as error:
+                    refused = [a for a in arg_names if f": {a} " in f"{error} " and neutral[a] is None]
+                    if not refused:
+                        break
+                    neutral[refused[0]] = 0
+                except Exception:  # noqa: BLE001
+                    break
+            for arg in arg_names:
+                p = params.get(arg)
+                kind = self.kind(p["ty"]) if p else None
+                if not kind or kind[0] not in ("int", "handle"):
+                    continue
+                values = self.int_values(kind[1], kind[2]) if kind[0] == "int" else self.handle_values(True)
+                bits = kind[1] if kind[0] == "int" else POINTER_BITS
+                self.paths["argument"] = self.paths.get("argument", 0) + 1
+                for value, expect in values:
+                    self.call(function["name"], wrapper, arg, neutral, value, expect, positions.get(arg), bits)
+
+    def call(self, fname, wrapper, arg, neutral, value, expect, position, bits):
+        before = self.fake.fake_recorded_generic_calls()
+        args = dict(neutral)
+        args[arg] = value
+        try:
+            wrapper(*args.values())
+        except Exception as error:  # noqa: BLE001
+            if callable(expect) and not isinstance(expect, type):
+                # A count or length in range of its C type that the wrapper cannot honour (a
+                # negative length, an output array too large to allocate) is refused before the
+                # call: nothing is stored, so it is no corruption; counted apart.
+                if isinstance(error, (ValueError, MemoryError)) and self.fake.fake_recorded_generic_calls() == before:
+                    self.refused.append(f"{fname}({arg}) {value!r}: {type(error).__name__}")
+                    return self.note("argument", f"{fname}({arg})", value, None)
+                return self.note("argument", f"{fname}({arg})", value, f"raised {type(error).__name__}: {error}")
+            problem = None if isinstance(error, expect) else f"raised {type(error).__name__} ({error}), expected {expect}"
+            if problem is None and self.fake.fake_recorded_generic_calls() != before:
+                problem = "raised, but the driver was called"
+            return self.note("argument", f"{fname}({arg})", value, problem)
+        if not callable(expect) or isinstance(expect, type):
+            return self.note("argument", f"{fname}({arg})", value, f"accepted, expected {expect}")
+        problem = None
+        if position is not None and self.fake.fake_recorded_generic_calls() != before:
+            mask = (1 << bits) - 1
+            received = self.fake.fake_recorded_arg(position) & mask
+            wanted = (0 if value is None else as_int(value)) & mask
+            if received != wanted:
+                problem = f"the driver received {received:#x}"
+        self.note("argument", f"{fname}({arg})", value, problem)
+
+
+def as_int(value):
+    return int(value) if value is not None else None
+
+
+def safe(read):
+    try:
+        return read()
+    except Exception as error:  # noqa: BLE001
+        return f"<{type(error).__name__}>"
+
+
+def main():
+    ir_path, package = sys.argv[1], sys.argv[2]
+    fake = None
+    if len(sys.argv) > 3:
+        fake = ctypes.CDLL(sys.argv[3])
+        fake.fake_recorded_arg.restype = ctypes.c_ulonglong
+        fake.fake_recorded_arg.argtypes = [ctypes.c_uint]
+        fake.fake_recorded_generic_calls.restype = ctypes.c_ulong
+    with open(ir_path) as f:
+        ir = json.load(f)
+    sweep = Sweep(ir, package, fake)
+    sweep.sweep_constructors()
+    sweep.sweep_members()
+    sweep.sweep_functions()
+    print(json.dumps({"paths": sweep.paths, "values": sweep.values, "failures": sweep.failures,
+                      "refused": sweep.refused}))
+
+
+if __name__ == "__main__":
+    main()

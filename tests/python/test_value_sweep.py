@@ -1,0 +1,115 @@
+"""The value sweep (`sweep.py`) over the package of every CTK the suite builds: no value path
+stores a value other than the one it was given. It runs on the UBSan build the suite already
+makes, and again under AddressSanitizer and UBSan on the record build that
+test_asan_stress.py makes (constructors and members; the function modules are not in that
+build). Set CTKGEN_SWEEP_ASAN_FULL=1 to build the whole package under ASan and sweep the
+functions there too (one more full build)."""
+import json
+import os
+
+import pytest
+
+from conftest import build, ir_json, probe, python
+from test_asan_stress import ASAN_UBSAN, record_modules, sanitized
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SWEEP = os.path.join(HERE, "sweep.py")
+
+
+def report(ctk, label, out):
+    counts = ", ".join(f"{kind}: {out['paths'][kind]} paths x values = {out['values'].get(kind, 0)}"
+                       for kind in sorted(out["paths"]))
+    print(f"\nsweep {ctk} {label}: {counts}; {len(out['failures'])} failures; "
+          f"{len(out['refused'])} in-range counts refused before the call ({', '.join(out['refused'])})")
+    shown = "\n".join(out["failures"][:60])
+    assert not out["failures"], f"{len(out['failures'])} failures, first ones:\n{shown}"
+
+
+def test_every_value_path_checks_before_it_writes(package, fake_libcuda):
+    ctk, path = package
+    result = python(path, f"import runpy, sys; sys.argv = {[SWEEP, ir_json(ctk), 'ctkgen_cuda', fake_libcuda]!r}; "
+                          "runpy.run_path(sys.argv[0], run_name='__main__')", {"CTKGEN_LIBCUDA": fake_libcuda})
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "runtime error" not in result.stderr, result.stderr[-4000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    for kind in ("constructor", "member", "argument"):
+        assert out["paths"].get(kind, 0) > 0, out["paths"]
+    report(ctk, "ubsan", out)
+
+
+def test_the_sweep_is_clean_under_asan_and_ubsan(ctk13, fake_libcuda, monkeypatch):
+    monkeypatch.setenv("CTKGEN_LIBCUDA", fake_libcuda)
+    full = os.environ.get("CTKGEN_SWEEP_ASAN_FULL") == "1"
+    if full:
+        path = build(ctk13, cflags=ASAN_UBSAN)
+    else:
+        # The build test_asan_stress.py makes: no extra build.
+        path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_types", *record_modules(ctk13)])
+    result = sanitized([SWEEP, ir_json(ctk13), "ctkgen_cuda", fake_libcuda], path)
+    stderr = result.stderr[-6000:]
+    assert result.returncode == 0, stderr
+    assert "ERROR: AddressSanitizer" not in result.stderr and "runtime error" not in result.stderr, stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["paths"].get("member", 0) > 0 and out["paths"].get("constructor", 0) > 0, out["paths"]
+    if full:
+        assert out["paths"].get("argument", 0) > 0, out["paths"]
+    report(ctk13, "asan+ubsan" + (" full" if full else ""), out)
+
+
+CASES = r'''
+import ctypes, json
+import ctkgen_cuda.driver as cuda
+out = {}
+def outcome(action):
+    try:
+        value = action()
+        return ["ok", value if isinstance(value, (int, bytes, list)) else repr(value)]
+    except Exception as error:
+        return [type(error).__name__, str(error)]
+out["u32_over"] = outcome(lambda: int(cuda.cuuint32_t(2**32 + 5)))
+out["u32_from_u64"] = outcome(lambda: int(cuda.cuuint32_t(cuda.cuuint64_t(2**40))))
+out["dptr_neg"] = outcome(lambda: int(cuda.CUdeviceptr(-1)))
+out["dptr_str"] = outcome(lambda: int(cuda.CUdeviceptr("7")))
+out["dptr_none"] = outcome(lambda: int(cuda.CUdeviceptr(None)))
+out["ctx_str"] = outcome(lambda: int(cuda.CUcontext("7")))
+p = cuda.CUDA_TEXTURE_DESC()
+out["enum_array"] = outcome(lambda: setattr(p, "addressMode", [2**32 + 1, 0, 0]))
+# An enum value in range but not a member reads back as a plain int.
+mode = cuda.CUDA_TEXTURE_DESC()
+mode.filterMode = 12345
+out["enum_non_member"] = [type(mode.filterMode).__name__, mode.filterMode]
+h = cuda.CUipcMemHandle()
+out["char_int"] = outcome(lambda: setattr(h, "reserved", 5))
+data = bytes(range(1, 9)) + b"\0" + b"\x07" * (len(h.reserved) - 9)
+h.reserved = data
+twin = cuda.CUipcMemHandle()
+twin.reserved = h.reserved
+out["char_roundtrip"] = [h.reserved == data, twin.reserved == data]
+m = cuda.CUtensorMap()
+m.opaque = list(range(1, len(m.opaque) + 1))
+before = m.opaque
+out["atomic"] = [outcome(lambda: setattr(m, "opaque", [9] * (len(before) - 1) + [-1]))[0], m.opaque == before]
+class T(cuda.CUuuid):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+t = T(5)
+out["subclass"] = [t.n, t.getPtr() != 5, outcome(lambda: cuda.CUuuid(5))[0]]
+out["keyword_ptr"] = cuda.CUuuid(_ptr=t.getPtr()).getPtr() == t.getPtr()
+print(json.dumps(out))
+'''
+
+
+def test_the_cases_of_the_issue(package):
+    ctk, path = package
+    out = probe(path, CASES)
+    for key in ("u32_over", "u32_from_u64", "dptr_neg", "enum_array"):
+        assert out[key][0] == "OverflowError", (key, out[key])
+    for key in ("dptr_str", "dptr_none", "ctx_str", "char_int"):
+        assert out[key][0] == "TypeError", (key, out[key])
+    assert "cuuint32_t" in out["u32_over"][1] and "addressMode" in out["enum_array"][1]
+    assert out["enum_non_member"] == ["int", 12345]
+    assert out["char_roundtrip"] == [True, True]
+    assert out["atomic"] == ["OverflowError", True]
+    assert out["subclass"] == [5, True, "TypeError"]
+    assert out["keyword_ptr"] is True
