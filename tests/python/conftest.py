@@ -99,9 +99,6 @@ def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None):
 def _build_locked(src, target, cflags, modules, cuda_home):
     if os.path.exists(os.path.join(target, ".built")):
         return target
-    # Built in a folder of this process's own, then renamed into place: two runs that build the
-    # same package at once (two checkouts sharing a cache) never build in each other's folder.
-    final, target = target, f"{target}.building-{os.getpid()}"
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(src, target)
     env = dict(os.environ, CFLAGS=cflags, LDFLAGS=cflags if "sanitize" in cflags else "", CTKGEN_BUILD_JOBS=JOBS)
@@ -116,12 +113,7 @@ def _build_locked(src, target, cflags, modules, cuda_home):
     if result.returncode != 0:
         raise BuildFailed(result.stdout + result.stderr)
     open(os.path.join(target, ".built"), "w").close()
-    try:
-        os.rename(target, final)
-    except OSError:
-        # Another run finished the same build first; its folder serves.
-        shutil.rmtree(target, ignore_errors=True)
-    return final
+    return target
 
 
 class BuildFailed(RuntimeError):

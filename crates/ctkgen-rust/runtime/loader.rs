@@ -35,7 +35,12 @@ impl LoadError {
 
 impl ::core::fmt::Display for LoadError {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{} not found ({}: {})", LIBRARY_DESCRIPTION, LIBRARY, self.reason)
+        // The loader's own message usually starts with the library's name already.
+        if self.reason.starts_with(LIBRARY) {
+            write!(f, "{} not found ({})", LIBRARY_DESCRIPTION, self.reason)
+        } else {
+            write!(f, "{} not found ({}: {})", LIBRARY_DESCRIPTION, LIBRARY, self.reason)
+        }
     }
 }
 

@@ -38,6 +38,7 @@ mod absent {
             assert!(!error.reason().is_empty());
             let text = error.to_string();
             assert!(text.starts_with("test library not found (libctkgen-test-no-such-library.so: "), "{text}");
+            assert_eq!(text.matches(LIBRARY).count(), 1, "the library is named once: {text}");
             assert_eq!(function_available("f"), Err(error.clone()));
             assert_eq!(function_available("unknown"), Err(error));
             assert_eq!(super::FUNCTIONS[0].address(), Err(Missing::Library));
