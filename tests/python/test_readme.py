@@ -2,11 +2,8 @@
 (tests/python/fake_driver), so the first code a newcomer copies cannot go stale."""
 import os
 import re
-import subprocess
 
 from conftest import REPO, python
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def readme_example(language):
@@ -19,12 +16,9 @@ def readme_example(language):
     return blocks[0]
 
 
-def test_readme_python_example_runs(package, tmp_path):
+def test_readme_python_example_runs(package, fake_libcuda):
     ctk, path = package
-    fake = str(tmp_path / "libcuda.so.1")
-    subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", fake, os.path.join(HERE, "fake_driver", "fake_libcuda.c")],
-                   check=True)
     code = readme_example("python") + "\nprint('tensor map at', hex(tensor_map.getPtr()))\n"
-    result = python(path, code, {"CTKGEN_LIBCUDA": fake})
+    result = python(path, code, {"CTKGEN_LIBCUDA": fake_libcuda})
     assert result.returncode == 0, f"CTK {ctk}:\n{code}\n{result.stderr[-4000:]}"
     assert "tensor map at 0x" in result.stdout

@@ -36,7 +36,8 @@ pub enum Override {
     OutBorrowed { len: String },
 }
 
-/// Per-function parameter overrides, read from TOML tables `[function] param = "kind"`, and
+/// Per-function parameter overrides, read from TOML tables `[function] param = "kind"` (a table
+/// named after a record marks its members: only `kernel_params` applies there), and
 /// the top-level `keep_gil = [...]` list of functions whose wrappers do not release the GIL.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Overrides {
@@ -95,6 +96,11 @@ impl Overrides {
 
     fn get(&self, function: &str, param: &str) -> Option<&Override> {
         self.params.get(function)?.get(param)
+    }
+
+    /// Whether `member` of `record` (a table named after the record) holds kernel parameters.
+    pub fn is_kernel_params(&self, record: &str, member: &str) -> bool {
+        self.get(record, member) == Some(&Override::KernelParams)
     }
 }
 

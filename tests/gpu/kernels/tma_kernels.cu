@@ -188,3 +188,29 @@ packed_params(int tag, const __grid_constant__ CUtensorMap map, float* out) {
         out[i] = (&tile[0][0])[i] + static_cast<float>(tag);
     }
 }
+
+// Kernel-parameter forms (tests/gpu/python/tma_suite.py, kernel_params_*): the kernel writes
+// back every value it received, so the host sees exactly what each form passed.
+struct ParamPair {
+    int x;
+    float y;
+};
+
+extern "C" __global__ void record_params(int a, float b, unsigned long long c, ParamPair d, unsigned long long* out) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        out[0] = static_cast<unsigned int>(a);
+        out[1] = __float_as_uint(b);
+        out[2] = c;
+        out[3] = static_cast<unsigned int>(d.x);
+        out[4] = __float_as_uint(d.y);
+    }
+}
+
+// No parameters at all (kernelParams None): it marks a global the host reads back.
+__device__ unsigned long long param_marker;
+
+extern "C" __global__ void mark_without_params() {
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        param_marker = 0x5eed5eedull;
+    }
+}

@@ -37,6 +37,9 @@ pub struct MemberView {
     /// A `void *` member: it takes a wrapper's value (a device address), as `void *`
     /// arguments do, not the address of the wrapper's storage.
     pub void_pointer: bool,
+    /// A `void **` member that holds a launch's kernel parameters (an override says which): it
+    /// takes every form the `kernelParams` argument takes.
+    pub kernel_params: bool,
     pub doc: String,
 }
 
@@ -127,6 +130,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                     None => r,
                 }),
                 void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
+                kernel_params: options.overrides.is_kernel_params(&record.name, &field.name),
                 doc: field.doc.as_deref().map(docstring).unwrap_or_default(),
             });
         }

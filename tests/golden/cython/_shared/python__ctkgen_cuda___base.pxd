@@ -42,6 +42,7 @@ cdef void* _addr_of(object value) except? NULL
 cdef void* _void_ptr(object value) except? NULL
 cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, void*** out, Py_ssize_t* count)
 cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_pointer) except? NULL
+cdef void** _keep_kernel_params(_RefRecord owner, void* slot, object value) except? NULL
 cdef void* _handle_addr(object value, str what) except? NULL
 cdef size_t _foreign_address(object ptr) except? 0
 cdef object _int_of(object value, str what)

@@ -4,7 +4,7 @@ cimport cython
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, PyObject_CheckBuffer
 from cpython.list cimport PyList_CheckExact
 from cpython.long cimport PyLong_Check
-from cpython.mem cimport PyMem_Malloc
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check, PyNumber_Index
 from cpython.tuple cimport PyTuple_CheckExact
 import ctypes as _ctypes
@@ -353,27 +353,48 @@ cdef void* _void_ptr(object value) except? NULL:
     raise TypeError(f"expected an int, None, a buffer or an object with a pointer value, got {type(value).__name__}")
 
 
+cdef bint _is_ctypes_type(object kind):
+    return isinstance(kind, type) and issubclass(
+        kind, (_ctypes._SimpleCData, _ctypes.Structure, _ctypes.Union, _ctypes.Array, _ctypes._Pointer))
+
+
+cdef bint _is_binding_type(object kind):
+    return isinstance(kind, type) and issubclass(kind, (_Record, _Handle, _Scalar))
+
+
 cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, void*** out, Py_ssize_t* count):
     """Fills the `void *[]` of a launch: each entry points at one argument's value.
 
-    `params` is None or 0 (no arguments), an int (the address of a ready array), a list of
-    objects whose storage is the argument (records, handles, ints as addresses, buffers), or
-    `((values...), (types...))` where a ctypes type converts its value to that C type and None
-    takes the value's own storage. Returns what the caller keeps alive until the call returns
-    (the converted values), or None. `count[0]` is set before anything is allocated beyond `stack`, so the caller can free it."""
+    `params` takes the forms cuda.bindings documents: None (no arguments), an int (the address
+    of a ready array), an object with the buffer protocol holding that array (a numpy array of
+    addresses), or `(values, types)`, where a ctypes type (`c_int`, a `Structure`, ...) or a
+    binding class (an integer or handle wrapper) converts its value to that C type (a value already of that
+    type is used as it is) and None takes the value's own storage (a binding object). A list of
+    objects whose storage is the argument (records, handles, ints as addresses) is accepted
+    too. Anything else is a TypeError naming the element. Returns what the caller keeps alive
+    until the call returns, or None. `count[0]` is set before anything is allocated beyond
+    `stack`, so the caller can free it."""
     cdef Py_ssize_t n, i
     cdef void** array
     cdef object types = None
     cdef list keep = None
+    cdef Py_buffer view
     out[0] = NULL
     count[0] = 0
     if params is None:
         return None
     if isinstance(params, int):
-        out[0] = <void**><size_t>params
+        out[0] = <void**><size_t>_as_unsigned(params, 8 * sizeof(void*), "kernelParams")
         return None
     if not PyList_CheckExact(params) and not PyTuple_CheckExact(params):
-        params = list(params)
+        if not PyObject_CheckBuffer(params):
+            raise TypeError("kernelParams: expected None, an int address, a buffer holding the pointer array, "
+                            f"(values, types) or a list of arguments, got {type(params).__name__}")
+        # The buffer is the pointer array itself, as cuda.bindings reads it.
+        PyObject_GetBuffer(params, &view, PyBUF_SIMPLE)
+        out[0] = <void**>view.buf
+        PyBuffer_Release(&view)
+        return params
     # A list of two lists cannot be the plain form: a list is not an argument's storage.
     if (len(params) == 2 and isinstance(params[0], (tuple, list))
             and isinstance(params[1], (tuple, list))):
@@ -393,23 +414,65 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
     out[0] = array
     for i in range(n):
         item = params[i]
-        # Records first (tensor maps and other by-value arguments): their storage is the argument.
-        if isinstance(item, _Record):
-            array[i] = (<_Record>item)._pvt_addr
+        kind = None if types is None else types[i]
+        if kind is None:
+            # Records first (tensor maps and other by-value arguments): their storage is the argument.
+            if isinstance(item, _Record):
+                array[i] = (<_Record>item)._pvt_addr
+            elif isinstance(item, (_Handle, _Scalar, int)) or PyObject_CheckBuffer(item) or hasattr(item, "getPtr"):
+                array[i] = _addr_of(item)
+            else:
+                raise TypeError(f"kernelParams: values[{i}] is a {type(item).__name__}, which has no storage to pass; "
+                                "give its type (a ctypes type or a binding class)")
             continue
-        ctype = None if types is None else types[i]
-        if ctype is None:
-            array[i] = _addr_of(item)
-            continue
-        if isinstance(item, (_Handle, _Scalar)):
-            item = int(item)
-        converted = ctype(item)
+        if not _is_ctypes_type(kind) and not _is_binding_type(kind):
+            raise TypeError(f"kernelParams: types[{i}] is {kind!r}; expected None, a ctypes type or a binding class")
+        if isinstance(item, kind):
+            converted = item
+        else:
+            if _is_ctypes_type(kind) and isinstance(item, (_Handle, _Scalar)):
+                item = int(item)
+            try:
+                converted = kind(item)
+            except (TypeError, ValueError) as error:
+                raise TypeError(f"kernelParams: values[{i}] ({type(item).__name__}) does not convert to "
+                                f"{kind.__name__}: {error}") from None
+            # ctypes wraps integers silently: a value that does not fit is refused.
+            if isinstance(item, int) and issubclass(kind, _ctypes._SimpleCData) and converted.value != item:
+                raise OverflowError(f"kernelParams: values[{i}] = {item} does not fit {kind.__name__}")
         if keep is None:
             keep = []
         keep.append(converted)
-        # A ctypes instance exposes its storage as a buffer.
-        array[i] = _addr_of(converted)
+        # Binding objects and ctypes instances both expose their storage.
+        array[i] = (<_Record>converted)._pvt_addr if isinstance(converted, _Record) else _addr_of(converted)
     return keep
+
+
+cdef class _KernelArgs:
+    """A record member's kernel parameters: the pointer array (owned when it was built here)
+    and the converted values it points at, kept alive by the record that holds this object."""
+    cdef void** array
+    cdef Py_ssize_t count
+    cdef object keep
+
+    def __dealloc__(self):
+        if self.count > 0:
+            PyMem_Free(self.array)
+
+
+cdef void** _keep_kernel_params(_RefRecord owner, void* slot, object value) except? NULL:
+    """Converts `value` as a launch's `kernelParams` argument is converted, for the member at
+    `slot`; the outermost record keeps the result alive for as long as the member holds it."""
+    cdef _KernelArgs args = _KernelArgs.__new__(_KernelArgs)
+    args.keep = _kernel_params(value, NULL, 0, &args.array, &args.count)
+    cdef _RefRecord holder = <_RefRecord>_root_of(owner)
+    if holder._refs is None:
+        holder._refs = {}
+    if args.array == NULL:
+        holder._refs.pop(<size_t>slot, None)
+    else:
+        holder._refs[<size_t>slot] = args
+    return args.array
 
 
 cdef object _root_of(object record):

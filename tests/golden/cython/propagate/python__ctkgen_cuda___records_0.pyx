@@ -4,7 +4,7 @@
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
-from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _handle_addr, _record_addr, _enum_value, _new_handle,
+from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
                      _as_unsigned, _bytes_of)
 from ._base import _class_registry

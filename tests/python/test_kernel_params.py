@@ -1,0 +1,118 @@
+"""Every kernelParams form cuda.bindings documents, on cuLaunchKernel and on a record member,
+against the fake driver (which records the pointer array it was given and the first 8 bytes each
+entry points at): None, an int address, a buffer holding the pointer array, and
+`(values, types)` with ctypes types, ctypes instances, binding classes and None. A form that
+is not supported is a TypeError naming the element, never a wrong pointer. The GPU suite
+checks the same forms with a real kernel."""
+import json
+
+from conftest import python
+
+PROBE = r'''
+import array as arrays, ctypes, gc, json, os
+import ctkgen_cuda.driver as cuda
+fake = ctypes.CDLL(os.environ["CTKGEN_LIBCUDA"])
+for name in ("fake_recorded_params_array", "fake_recorded_param_pointer"):
+    getattr(fake, name).restype = ctypes.c_void_p
+fake.fake_recorded_param_bytes.restype = ctypes.c_uint64
+ok = cuda.CUresult.CUDA_SUCCESS
+cuda.cuInit(0)
+out = {}
+
+def launch(params, count):
+    # gridDimX tells the fake driver how many entries to record.
+    err, = cuda.cuLaunchKernel(cuda.CUfunction(0), count, 1, 1, 1, 1, 1, 0, None, params, None)
+    assert err is ok, err
+    n = fake.fake_recorded_param_count()
+    return [fake.fake_recorded_param_bytes(i) for i in range(n)]
+
+class Pair(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_float)]
+
+values = [ctypes.c_int(7), ctypes.c_float(2.5), ctypes.c_uint64(0x123456789)]
+addresses = [ctypes.addressof(v) for v in values]
+# A buffer holding the pointer array (numpy arrays are the usual one): the driver gets the
+# buffer's own data.
+array = arrays.array("Q", addresses)
+words = launch(array, 3)
+out["buffer"] = [fake.fake_recorded_params_array() == array.buffer_info()[0], words[0] & 0xffffffff, words[1] & 0xffffffff,
+                 words[2]]
+pointers = (ctypes.c_void_p * 3)(*addresses)
+out["bytes_buffer"] = launch(bytes(pointers), 3)[2]
+out["address"] = launch(ctypes.addressof(pointers), 3)[2]
+out["none"] = [launch(None, 0), fake.fake_recorded_params_array()]
+
+typed = (ctypes.c_int, ctypes.c_float, ctypes.c_uint64, Pair, ctypes.c_void_p)
+words = launch(((-3, 2.5, 2**64 - 1, Pair(5, 0.5), 0x7f0000001000), typed), 5)
+out["ctypes_types"] = [words[0] & 0xffffffff, words[1] & 0xffffffff, words[2], words[3] & 0xffffffff, words[3] >> 32,
+                       words[4]]
+instances = (ctypes.c_int(9), ctypes.c_float(1.5), ctypes.c_uint64(11), Pair(6, 0.25), ctypes.c_void_p(0x2000))
+launch((instances, typed), 5)
+out["instances_used_as_they_are"] = [fake.fake_recorded_param_pointer(i) == ctypes.addressof(v)
+                                     for i, v in enumerate(instances)]
+words = launch(((0x7f0000003000, cuda.CUdeviceptr(0x7f0000004000), 0x55), (cuda.CUdeviceptr, cuda.CUdeviceptr,
+                                                                           cuda.CUstream)), 3)
+out["binding_classes"] = words
+
+errors = {}
+for label, params in [("dict", {"a": 1}), ("object value", ((object(),), (None,))),
+                      ("str type", ((1,), ("int",))), ("float for c_int", ((1.5,), (ctypes.c_int,))),
+                      ("negative address", -1)]:
+    try:
+        launch(params, 1)
+        errors[label] = "accepted"
+    except TypeError as error:
+        errors[label] = f"TypeError: {error}"
+    except OverflowError as error:
+        errors[label] = f"OverflowError: {error}"
+try:
+    launch(((2**40,), (ctypes.c_int,)), 1)
+    errors["too wide for c_int"] = "accepted"
+except OverflowError as error:
+    errors["too wide for c_int"] = f"OverflowError: {error}"
+out["errors"] = errors
+
+# A record member takes the same forms; the record keeps the converted values alive.
+node = cuda.CUDA_KERNEL_NODE_PARAMS()
+node.kernelParams = ((41, 0.75), (ctypes.c_int, ctypes.c_float))
+gc.collect()
+entries = (ctypes.c_void_p * 2).from_address(int(node.kernelParams))
+out["member"] = [ctypes.c_int.from_address(entries[0]).value, ctypes.c_float.from_address(entries[1]).value]
+node.kernelParams = array
+out["member_buffer"] = int(node.kernelParams) == array.buffer_info()[0]
+node.kernelParams = None
+out["member_none"] = int(node.kernelParams)
+try:
+    node.kernelParams = ((object(),), (None,))
+    out["member_error"] = "accepted"
+except TypeError as error:
+    out["member_error"] = str(error)
+print(json.dumps(out))
+'''
+
+
+def test_every_kernel_params_form(package, fake_libcuda):
+    ctk, path = package
+    result = python(path, PROBE, {"CTKGEN_LIBCUDA": fake_libcuda})
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "runtime error" not in result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    f32 = {2.5: 0x40200000, 0.5: 0x3F000000}
+    assert out["buffer"] == [True, 7, f32[2.5], 0x123456789], "the buffer is the pointer array itself"
+    assert out["bytes_buffer"] == 0x123456789
+    assert out["address"] == 0x123456789
+    assert out["none"] == [[], None]
+    assert out["ctypes_types"] == [0xFFFFFFFD, f32[2.5], 2**64 - 1, 5, f32[0.5], 0x7f0000001000]
+    assert out["instances_used_as_they_are"] == [True] * 5
+    assert out["binding_classes"] == [0x7f0000003000, 0x7f0000004000, 0x55]
+    errors = out["errors"]
+    assert errors["dict"].startswith("TypeError: kernelParams: expected None"), errors
+    assert errors["object value"].startswith("TypeError: kernelParams: values[0]"), errors
+    assert errors["str type"].startswith("TypeError: kernelParams: types[0]"), errors
+    assert errors["float for c_int"].startswith("TypeError: kernelParams: values[0]"), errors
+    assert errors["negative address"].startswith("OverflowError"), errors
+    assert errors["too wide for c_int"].startswith("OverflowError: kernelParams: values[0]"), errors
+    assert out["member"] == [41, 0.75]
+    assert out["member_buffer"] is True
+    assert out["member_none"] == 0
+    assert out["member_error"].startswith("kernelParams: values[0]")
