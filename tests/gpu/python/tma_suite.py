@@ -620,9 +620,9 @@ def received_through(module, make_params, use_graph=False):
         graph = ok(module.cuGraphCreate(0), "cuGraphCreate")
         ok(module.cuGraphAddKernelNode(graph, None, 0, node), "cuGraphAddKernelNode")
         executable = ok(module.cuGraphInstantiate(graph, 0), "cuGraphInstantiate")
-        ok(module.cuGraphLaunch(executable, None), "cuGraphLaunch")
+        ok(module.cuGraphLaunch(executable, 0), "cuGraphLaunch")
     else:
-        ok(module.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, None, keep, None), "cuLaunchKernel")
+        ok(module.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, 0, keep, 0), "cuLaunchKernel")
     ok(module.cuCtxSynchronize(), "cuCtxSynchronize")
     words = np.zeros(5, dtype=np.uint64)
     ok(module.cuMemcpyDtoH(words, out, words.nbytes), "cuMemcpyDtoH")
@@ -649,7 +649,8 @@ def kernel_params_test(make_params, use_graph=False):
                 theirs = received_through(official, make_params, use_graph)
                 facts["cuda.bindings"] = "same values" if theirs == expected else f"received {[hex(w) for w in theirs]}"
             except Exception as failure:  # recorded: the official module's behaviour is not ours to judge
-                facts["cuda.bindings"] = f"{type(failure).__name__}: {failure}"
+                where = traceback.extract_tb(failure.__traceback__)[-1]
+                facts["cuda.bindings"] = f"{type(failure).__name__}: {failure} (at `{where.line}`)"
         return "pass", f"kernel received every value; cuda.bindings: {facts['cuda.bindings']}", facts
 
     return test
