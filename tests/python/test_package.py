@@ -40,7 +40,7 @@ def test_imports_and_reports_missing_driver(package):
 
 
 MEMBERS = r'''
-import json
+import ctypes, json
 import ctkgen_cuda.driver as cuda
 copy = cuda.CUDA_MEMCPY2D()
 dptr = cuda.CUdeviceptr(0x1234500)
@@ -49,8 +49,9 @@ buf = bytearray(16)
 copy.dstHost = buf           # a buffer: its data
 launch = cuda.CUDA_LAUNCH_PARAMS()
 params = cuda.CUdeviceptr(7)
-launch.kernelParams = params # a typed pointer (`void **`): the address of the wrapper's storage
-print(json.dumps([copy.srcHost, copy.dstHost != 0, launch.kernelParams == params.getPtr()]))
+launch.kernelParams = [params]  # kernel parameters: an array whose entry is the wrapper's storage
+entry = ctypes.c_void_p.from_address(launch.kernelParams).value
+print(json.dumps([copy.srcHost, copy.dstHost != 0, entry == params.getPtr()]))
 '''
 
 
