@@ -20,5 +20,6 @@ pub const CYTHON: &[(&str, &str)] = &[
     ("__init__.py.j2", include_str!("../cython/__init__.py.j2")),
     ("setup.py.j2", include_str!("../cython/setup.py.j2")),
     ("pyproject.toml.j2", include_str!("../cython/pyproject.toml.j2")),
+    ("README.md.j2", include_str!("../cython/README.md.j2")),
     ("report.txt.j2", include_str!("../cython/report.txt.j2")),
 ];

@@ -208,3 +208,37 @@ fn committed_abi_summaries_are_fresh() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// What a release pipeline publishes: `cargo package` of the generated crate succeeds (licence,
+/// description, readme and repository set; the build from the packaged sources passes), and its
+/// version carries the CTK as build metadata.
+#[test]
+fn generated_crate_packages_for_release() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    ok(&root(), &["generate", "--ctk", "13.1", "--lang", "rust", "--out", out.to_str().unwrap()]);
+    let manifest = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap();
+    for field in ["license = ", "description = ", "readme = \"README.md\"", "repository = "] {
+        assert!(manifest.contains(field), "Cargo.toml lacks {field}:\n{manifest}");
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let packaged = Command::new(cargo)
+        .args(["package", "--quiet", "--manifest-path"])
+        .arg(out.join("rust/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(tmp.path().join("target"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&packaged.stderr);
+    assert!(packaged.status.success(), "cargo package failed:\n{stderr}");
+    assert!(!stderr.contains("warning: manifest has no"), "metadata missing:\n{stderr}");
+    let crates: Vec<String> = std::fs::read_dir(tmp.path().join("target/package"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".crate"))
+        .collect();
+    assert!(
+        crates.iter().any(|n| n.starts_with("cuda-driver-sys-0.1.0+ctk.13.1.")),
+        "the version names the CTK: {crates:?}"
+    );
+}

@@ -39,6 +39,9 @@ pub struct CythonOptions {
     pub records_per_module: usize,
     /// Functions per extension module.
     pub functions_per_module: usize,
+    /// The package's licence expression and source repository (the generator's own, by default).
+    pub license: String,
+    pub repository: String,
 }
 
 impl CythonOptions {
@@ -53,6 +56,8 @@ impl CythonOptions {
             strict_params: true,
             records_per_module: 60,
             functions_per_module: 90,
+            license: env!("CARGO_PKG_LICENSE").into(),
+            repository: env!("CARGO_PKG_REPOSITORY").into(),
         }
     }
 }
@@ -144,6 +149,7 @@ pub fn emit(api: &Api, options: &CythonOptions) -> Result<Vec<OutputFile>, Cytho
     }
     add("python/setup.py".into(), "setup.py.j2", base.clone())?;
     add("python/pyproject.toml".into(), "pyproject.toml.j2", base.clone())?;
+    add("python/README.md".into(), "README.md.j2", base.clone())?;
     add("python/ctkgen_params_report.txt".into(), "report.txt.j2", base)?;
     files.sort();
     Ok(files)

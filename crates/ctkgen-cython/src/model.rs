@@ -36,6 +36,9 @@ pub struct Model {
     pub ctk: String,
     /// The CTK release, or `0.0.0` for a free-standing header: a valid package version.
     pub package_version: String,
+    /// Licence expression and source repository for the package metadata.
+    pub license: String,
+    pub repository: String,
     /// The bound library's names (status type, loader, lookup, version macro).
     pub conventions: LibraryConventions,
     /// The Python class of the status enum, when the IR declares it.
@@ -91,6 +94,8 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         header: api.provenance.header.clone(),
         ctk: api.provenance.ctk.clone().unwrap_or_else(|| "unknown".into()),
         package_version: api.provenance.ctk.clone().unwrap_or_else(|| "0.0.0".into()),
+        license: options.license.clone(),
+        repository: options.repository.clone(),
         conventions: conventions.clone(),
         result_class: result_enum.map(|e| enum_class(api, &e.name)),
         success_value: conventions.success_value(api).map(|v| v.to_string()),

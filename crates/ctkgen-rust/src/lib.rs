@@ -36,6 +36,9 @@ pub struct RustOptions {
     pub crate_version: String,
     /// The command line written into the first line of every generated file.
     pub command: String,
+    /// The package's licence expression and source repository (the generator's own, by default).
+    pub license: String,
+    pub repository: String,
 }
 
 impl Default for RustOptions {
@@ -44,6 +47,8 @@ impl Default for RustOptions {
             crate_name: "cuda-driver-sys".into(),
             crate_version: "0.1.0".into(),
             command: "cargo xtask generate --lang rust".into(),
+            license: env!("CARGO_PKG_LICENSE").into(),
+            repository: env!("CARGO_PKG_REPOSITORY").into(),
         }
     }
 }

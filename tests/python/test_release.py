@@ -1,0 +1,32 @@
+"""What a release pipeline builds from the output: `pip wheel` of the generated package gives a
+wheel whose version and metadata name the CTK, and `twine check --strict` passes on it. (One
+extension module is compiled, through the package's own CTKGEN_BUILD_MODULES switch: the
+metadata is what is judged here, and the suite builds every module elsewhere.) The Rust crate's
+`cargo package` is checked in xtask/tests/output.rs."""
+import email
+import glob
+import os
+import sys
+import zipfile
+
+from conftest import emit, run
+
+
+def test_wheel_names_the_ctk_and_passes_twine_check(ctk13, tmp_path):
+    src = emit(ctk13, str(tmp_path / "gen"))
+    wheels = tmp_path / "wheels"
+    env = dict(os.environ, CTKGEN_BUILD_MODULES="cydriver")
+    env.pop("CUDA_HOME", None)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), src], env=env)
+    (wheel,) = glob.glob(str(wheels / "*.whl"))
+    run([sys.executable, "-m", "twine", "check", "--strict", wheel])
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = email.message_from_bytes(archive.read(name))
+    version = metadata["Version"]
+    assert version.startswith(ctk13 + "."), f"the version names the CTK: {version}"
+    assert f"CTK {version}" in metadata["Summary"], metadata["Summary"]
+    assert metadata["License-Expression"] == "MIT OR Apache-2.0"
+    assert any(url.startswith("Repository, https://") for url in metadata.get_all("Project-URL"))
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    assert f"CTK {version}" in metadata.get_payload()
