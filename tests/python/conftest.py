@@ -17,7 +17,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CACHE = os.environ.get("CTKGEN_CACHE", os.path.join(REPO, ".ctkgen-cache"))
 CTKS = os.environ.get("CTKGEN_TEST_CTKS", "12.9,13.1").split(",")
 JOBS = os.environ.get("CTKGEN_BUILD_JOBS", str(os.cpu_count() or 1))
-UBSAN = "-O1 -fsanitize=alignment,undefined -fno-sanitize-recover=all"
+UBSAN = "-O1 -Wall -Wextra -fsanitize=alignment,undefined -fno-sanitize-recover=all"
 
 
 def run(cmd, **kw):
@@ -112,6 +112,8 @@ def _build_locked(src, target, cflags, modules, cuda_home):
                             cwd=target, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise BuildFailed(result.stdout + result.stderr)
+    with open(os.path.join(target, "build.log"), "w") as log:
+        log.write(result.stdout + result.stderr)
     open(os.path.join(target, ".built"), "w").close()
     return target
 

@@ -47,7 +47,7 @@ cdef void* _handle_addr(object value, str what) except? NULL
 cdef size_t _foreign_address(object ptr) except? 0
 cdef object _int_of(object value, str what)
 cdef long long _as_signed(object value, int bits, str what) except? -1
-cdef unsigned long long _as_unsigned(object value, int bits, str what) except? 0xFFFFFFFFFFFFFFFF
+cdef unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF
 cdef bytes _bytes_of(object value, str what, bint text)
 cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL
 cdef object _enum_value(dict members, long long value)

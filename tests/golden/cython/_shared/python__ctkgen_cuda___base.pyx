@@ -221,7 +221,7 @@ cdef long long _as_signed(object value, int bits, str what) except? -1:
     return result
 
 
-cdef unsigned long long _as_unsigned(object value, int bits, str what) except? 0xFFFFFFFFFFFFFFFF:
+cdef unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
     """`value` checked against the range of an unsigned C integer of `bits` bits."""
     cdef unsigned long long result
     value = _int_of(value, what)

@@ -70,23 +70,23 @@ cdef extern from *:
     #endif
         return result;
     }
-    static PyObject *ctkgen_result_1(PyObject *a0) {
+    static inline PyObject *ctkgen_result_1(PyObject *a0) {
         PyObject *items[1] = {a0};
         return ctkgen_result(items, 1);
     }
-    static PyObject *ctkgen_result_2(PyObject *a0, PyObject *a1) {
+    static inline PyObject *ctkgen_result_2(PyObject *a0, PyObject *a1) {
         PyObject *items[2] = {a0, a1};
         return ctkgen_result(items, 2);
     }
-    static PyObject *ctkgen_result_3(PyObject *a0, PyObject *a1, PyObject *a2) {
+    static inline PyObject *ctkgen_result_3(PyObject *a0, PyObject *a1, PyObject *a2) {
         PyObject *items[3] = {a0, a1, a2};
         return ctkgen_result(items, 3);
     }
-    static PyObject *ctkgen_result_4(PyObject *a0, PyObject *a1, PyObject *a2, PyObject *a3) {
+    static inline PyObject *ctkgen_result_4(PyObject *a0, PyObject *a1, PyObject *a2, PyObject *a3) {
         PyObject *items[4] = {a0, a1, a2, a3};
         return ctkgen_result(items, 4);
     }
-    static PyObject *ctkgen_result_5(PyObject *a0, PyObject *a1, PyObject *a2, PyObject *a3, PyObject *a4) {
+    static inline PyObject *ctkgen_result_5(PyObject *a0, PyObject *a1, PyObject *a2, PyObject *a3, PyObject *a4) {
         PyObject *items[5] = {a0, a1, a2, a3, a4};
         return ctkgen_result(items, 5);
     }
