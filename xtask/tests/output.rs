@@ -101,12 +101,29 @@ fn check_catches_one_edited_byte_and_rewrites_only_what_changed() {
     assert_eq!(stale.status.code(), Some(1));
     let report = String::from_utf8_lossy(&stale.stdout);
     assert!(report.contains("stale: rust/src/lib.rs") && report.contains("@@"), "{report}");
+    let last = report.lines().last().unwrap_or_default();
+    assert!(last.starts_with("1 stale file; run `cargo xtask generate --ctk 13.1 --out "), "{report}");
+    assert!(last.ends_with(" --lang rust` to refresh"), "{last}");
+
+    // What a build leaves in the output is listed, kept by the next write, and never stale.
+    std::fs::write(out.join("rust/Cargo.lock"), "# a build's file\n").unwrap();
+    std::fs::create_dir_all(out.join("rust/target/debug")).unwrap();
+    std::fs::write(out.join("rust/target/debug/libfoo.rlib"), "binary").unwrap();
+    let listed = xtask_in(&root(), &[&args[..], &["--check"]].concat());
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(listed.contains("2 other files, not written by ctkgen (kept)"), "{listed}");
+    assert!(listed.contains("  rust/Cargo.lock\n") && listed.contains("  rust/target/debug/libfoo.rlib\n"), "{listed}");
+    assert!(listed.contains("1 stale file;"), "only lib.rs is stale: {listed}");
 
     let cargo_toml = out.join("rust/Cargo.toml");
     let before = std::fs::metadata(&cargo_toml).unwrap().modified().unwrap();
     std::thread::sleep(Duration::from_millis(20));
     let rewrite = ok(&root(), &args);
-    assert!(rewrite.contains("1 written"), "{rewrite}");
+    assert!(rewrite.contains("1 written") && rewrite.contains("2 other files kept"), "{rewrite}");
+    assert_eq!(std::fs::read_to_string(out.join("rust/Cargo.lock")).unwrap(), "# a build's file\n");
+    assert!(out.join("rust/target/debug/libfoo.rlib").is_file(), "a build's files survive regeneration");
+    let fresh = ok(&root(), &[&args[..], &["--check"]].concat());
+    assert!(fresh.contains("is fresh"), "{fresh}");
     assert_eq!(
         std::fs::metadata(&cargo_toml).unwrap().modified().unwrap(),
         before,
@@ -222,7 +239,7 @@ fn generated_crate_packages_for_release() {
         assert!(manifest.contains(field), "Cargo.toml lacks {field}:\n{manifest}");
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let packaged = Command::new(cargo)
+    let packaged = Command::new(&cargo)
         .args(["package", "--quiet", "--manifest-path"])
         .arg(out.join("rust/Cargo.toml"))
         .arg("--target-dir")
@@ -241,4 +258,20 @@ fn generated_crate_packages_for_release() {
         crates.iter().any(|n| n.starts_with("cuda-driver-sys-0.1.0+ctk.13.1.")),
         "the version names the CTK: {crates:?}"
     );
+
+    // The README's Rust example compiles against this crate as written.
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let usage = readme.split("## Using the output").nth(1).and_then(|s| s.split("\n## ").next()).unwrap();
+    let snippet = usage.split("```rust\n").nth(1).and_then(|s| s.split("```").next()).expect("a rust example");
+    let body: String = snippet.lines().filter(|l| !l.starts_with("use ")).map(|l| format!("    {l}\n")).collect();
+    let uses: String = snippet.lines().filter(|l| l.starts_with("use ")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(out.join("rust/examples/readme.rs"), format!("{uses}\nfn main() {{\n{body}}}\n")).unwrap();
+    let built = Command::new(&cargo)
+        .args(["build", "--quiet", "--example", "readme", "--manifest-path"])
+        .arg(out.join("rust/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(tmp.path().join("target"))
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "the README's Rust example:\n{}", String::from_utf8_lossy(&built.stderr));
 }
