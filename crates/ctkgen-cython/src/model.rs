@@ -175,27 +175,34 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
 }
 
 /// Replaces every raw comment of the views by its docstring; the link targets are built once,
-/// from the finished views, so a reference links only to what the module defines.
+/// from the finished views, so a reference links only to what the module defines. The functions
+/// render on a second thread (each item on its own, so the output does not depend on it).
 fn render_docs(model: &mut Model) {
     let targets = docs::DocTargets::new(model);
-    for e in &mut model.enums {
-        e.doc = targets.docstring(&e.doc, &e.class);
-        for member in &mut e.members {
-            member.doc = targets.docstring(&member.doc, "");
+    let targets = &targets;
+    let Model { enums, records, handles, scalars, functions, .. } = model;
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            for f in functions.iter_mut() {
+                f.doc = targets.docstring(&f.doc, "");
+            }
+        });
+        for e in enums.iter_mut() {
+            e.doc = targets.docstring(&e.doc, &e.class);
+            for member in &mut e.members {
+                member.doc = targets.docstring(&member.doc, "");
+            }
         }
-    }
-    for r in &mut model.records {
-        r.doc = targets.docstring(&r.doc, &r.class);
-        for member in &mut r.members {
-            member.doc = targets.docstring(&member.doc, "");
+        for r in records.iter_mut() {
+            r.doc = targets.docstring(&r.doc, &r.class);
+            for member in &mut r.members {
+                member.doc = targets.docstring(&member.doc, "");
+            }
         }
-    }
-    for w in model.handles.iter_mut().chain(&mut model.scalars) {
-        w.doc = targets.docstring(&w.doc, &w.class);
-    }
-    for f in &mut model.functions {
-        f.doc = targets.docstring(&f.doc, "");
-    }
+        for w in handles.iter_mut().chain(scalars.iter_mut()) {
+            w.doc = targets.docstring(&w.doc, &w.class);
+        }
+    });
 }
 
 fn collect_class(kind: &ValueKind, out: &mut Vec<String>) {
