@@ -1,22 +1,33 @@
 """Every doc comment of a CTK, rendered as reStructuredText the way the Python docstrings are,
 parses with docutils without a warning, and its text (outside literals) keeps no Doxygen
 command or raw `::name` reference. The same checker run on the raw Doxygen text finds
-problems, which shows it can fail."""
+problems, which shows it can fail. The docstrings of a generated package (its `.pyx` modules
+and `driver.pyi`, read as text: no build) pass the same check, and each cross reference names
+something the stubs define."""
+import ast
+import glob
+import inspect
 import io
 import json
+import os
 import re
 import subprocess
+import tempfile
 
 import pytest
 from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import roles
 
-from conftest import CTKS, REPO, ir_json
+from conftest import CTKS, REPO, emit, ir_json
+
+# Targets of the `:py:obj:` roles parsed so far, for the checks that they exist.
+REFERENCES = []
 
 
 def _py_obj(name, rawtext, text, lineno, inliner, options=None, content=None):
     # Sphinx's Python-domain role; plain docutils only needs it to exist.
+    REFERENCES.append(utils.unescape(text).lstrip("~"))
     return [nodes.literal(rawtext, utils.unescape(text))], []
 
 
@@ -73,3 +84,101 @@ def test_raw_doxygen_fails_the_same_check(ctk):
     bad = failing(docs)
     print(f"CTK {ctk}: raw Doxygen text, {len(bad)} of {len(docs)} comments fail")
     assert len(bad) > 50
+
+
+# A docstring as the generated modules write one: the `"""` literal (escapes inside, no raw
+# prefix) that opens the body of a `def`, `class` or `cdef class` (C blocks are literals too).
+DOCSTRING = re.compile(r'^[ \t]*(?:cdef )?(def|class) (\w+)\b[^\n]*:\n[ \t]*("""(?:[^"\\]|\\.|"(?!""))*""")', re.M)
+
+
+def pyx_docstrings(package):
+    """{function name: docstring} of the module-level functions, and every docstring of the
+    `.pyx` modules, each as `inspect.cleandoc` gives it."""
+    functions, every = {}, []
+    for path in sorted(glob.glob(os.path.join(package, "*.pyx"))):
+        with open(path) as f:
+            source = f.read()
+        for match in DOCSTRING.finditer(source):
+            text = inspect.cleandoc(ast.literal_eval(match.group(3)))
+            every.append(text)
+            if match.group(1) == "def" and not match.group(0).startswith((" ", "\t")):
+                functions[match.group(2)] = text
+    return functions, every
+
+
+def stub_surface(path):
+    """The stub's docstrings (functions by name, and all of them), and its names: {name:
+    members}, members including those of base classes, None for a function or constant."""
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    functions, every = {}, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            every.append(inspect.cleandoc(node.value.value))
+    classes, bases, names = {}, {}, {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            classes[node.name] = {n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
+            bases[node.name] = [b.id for b in node.bases if isinstance(b, ast.Name)]
+        elif isinstance(node, ast.FunctionDef):
+            names[node.name] = None
+            if ast.get_docstring(node):
+                functions[node.name] = ast.get_docstring(node)
+        elif isinstance(node, ast.AnnAssign):
+            names[node.target.id] = None
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            for target in node.targets:
+                names[target.id] = node.value.id
+
+    def members(cls):
+        return classes[cls].union(*(members(b) for b in bases[cls] if b in classes))
+
+    for alias, value in list(names.items()):
+        if value is not None:
+            names[alias] = members(value) if value in classes else None
+    names.update({cls: members(cls) for cls in classes})
+    return functions, every, names
+
+
+@pytest.fixture(scope="module")
+def generated():
+    """One CTK's package generated (not built): its docstrings, each distinct one checked once
+    ({text: problems}), the cross-reference targets met, and the stubs' names."""
+    ctk = CTKS[-1]
+    with tempfile.TemporaryDirectory(prefix="ctkgen-docstrings-") as tmp:
+        (stub,) = glob.glob(os.path.join(emit(ctk, tmp), "*", "driver.pyi"))
+        package = os.path.dirname(stub)
+        pyx_functions, pyx_every = pyx_docstrings(package)
+        stub_functions, stub_every, names = stub_surface(stub)
+    REFERENCES.clear()
+    checked = {text: problems(text) for text in sorted(set(pyx_every) | set(stub_every))}
+    return dict(ctk=ctk, package=os.path.basename(package), pyx_functions=pyx_functions,
+                stub_functions=stub_functions, checked=checked, references=set(REFERENCES), names=names)
+
+
+def test_generated_docstrings_parse_and_keep_no_doxygen(generated):
+    checked = generated["checked"]
+    bad = [(text.splitlines()[0][:60], found) for text, found in checked.items() if found]
+    print(f"CTK {generated['ctk']}: {len(checked)} distinct docstrings of the .pyx modules and driver.pyi, "
+          f"{len(bad)} failing")
+    assert len(generated["pyx_functions"]) > 400
+    assert not bad, "\n".join(f"{head}: {msgs[0]}" for head, msgs in bad[:20])
+    for text in checked:
+        assert "\\brief" not in text and "\\p " not in text and not re.search(r"(?:^|\s)::\w", text), text
+
+
+def test_stub_docstrings_match_the_modules(generated):
+    assert generated["stub_functions"] == {name: doc for name, doc in generated["pyx_functions"].items() if doc}
+
+
+def test_cross_references_name_what_the_stubs_define(generated):
+    prefix = f"{generated['package']}.driver."
+    names = generated["names"]
+    assert len(generated["references"]) > 500
+    missing = set()
+    for target in generated["references"]:
+        assert target.startswith(prefix), target
+        name, _, member = target[len(prefix):].partition(".")
+        if name not in names or (member and member not in (names[name] or ())):
+            missing.add(target)
+    assert not missing, sorted(missing)[:20]

@@ -12,13 +12,14 @@ use crate::{CythonEmitError, CythonOptions};
 
 mod classes;
 mod constants;
+mod docs;
 mod functions;
 mod guard;
 mod nameable;
 mod param_kind;
 mod pxd;
 
-pub use classes::{EnumView, MemberView, RecordView, WrapperView};
+pub use classes::{EnumMemberView, EnumView, MemberView, RecordView, WrapperView};
 pub use constants::ConstantView;
 pub use functions::FunctionView;
 pub use guard::LayoutAssert;
@@ -134,6 +135,7 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
     model.report = report;
     model.functions = functions;
     model.constants = constants::constants(api);
+    render_docs(&mut model);
 
     let class_module = class_modules(&model, options);
     model.record_modules = chunk(
@@ -175,6 +177,37 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         .chain(model.python_modules.iter().cloned())
         .collect();
     Ok(model)
+}
+
+/// Replaces every raw comment of the views by its docstring; the link targets are built once,
+/// from the finished views, so a reference links only to what the module defines. The functions
+/// render on a second thread (each item on its own, so the output does not depend on it).
+fn render_docs(model: &mut Model) {
+    let targets = docs::DocTargets::new(model);
+    let targets = &targets;
+    let Model { enums, records, handles, scalars, functions, .. } = model;
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            for f in functions.iter_mut() {
+                f.doc = targets.docstring(&f.doc, "");
+            }
+        });
+        for e in enums.iter_mut() {
+            e.doc = targets.docstring(&e.doc, &e.class);
+            for member in &mut e.members {
+                member.doc = targets.docstring(&member.doc, "");
+            }
+        }
+        for r in records.iter_mut() {
+            r.doc = targets.docstring(&r.doc, &r.class);
+            for member in &mut r.members {
+                member.doc = targets.docstring(&member.doc, "");
+            }
+        }
+        for w in handles.iter_mut().chain(scalars.iter_mut()) {
+            w.doc = targets.docstring(&w.doc, &w.class);
+        }
+    });
 }
 
 fn collect_class(kind: &ValueKind, out: &mut Vec<String>) {

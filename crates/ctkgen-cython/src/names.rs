@@ -92,9 +92,29 @@ pub fn py_ident(name: &str) -> String {
     }
 }
 
-/// Text made safe for the inside of a `"""` Python docstring.
+/// Text made safe for the inside of a `"""` Python docstring: backslashes doubled, and every
+/// quote escaped that sits in a run of three or ends the text (it would close the literal).
 pub fn docstring(text: &str) -> String {
-    text.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"").trim_end().to_string()
+    let text = text.trim_end();
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find(['\\', '"']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if rest.starts_with('\\') {
+            out.push_str("\\\\");
+            rest = &rest[1..];
+            continue;
+        }
+        let run = rest.len() - rest.trim_start_matches('"').len();
+        let quote = if run >= 3 || run == rest.len() { "\\\"" } else { "\"" };
+        for _ in 0..run {
+            out.push_str(quote);
+        }
+        rest = &rest[run..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Text made safe for the inside of a `"` C or Python string literal.
@@ -127,5 +147,7 @@ mod tests {
     #[test]
     fn docstrings_cannot_close_early() {
         assert_eq!(docstring("a \"\"\" b \\n"), "a \\\"\\\"\\\" b \\\\n");
+        assert_eq!(docstring("say \"x\"\n"), "say \"x\\\"");
+        assert_eq!(docstring("\"\"\"\" and \"\""), "\\\"\\\"\\\"\\\" and \\\"\\\"");
     }
 }

@@ -121,3 +121,51 @@ fn unclassified_parameters_fail_generation_by_name() {
     api.functions.last_mut().unwrap().doc = Some("\\brief Does something\n\n\\param what - Returned value\n".into());
     emit(&api, &options()).unwrap();
 }
+
+#[test]
+fn docstrings_are_rendered_rst_linking_only_to_the_module() {
+    let mut api = fixture_model("functions_enums");
+    let mut options = options();
+    // The fixture's status type, so its functions are wrapped.
+    options.conventions.result_type = "Result".into();
+    options.conventions.success_constant = "RESULT_OK".into();
+    options.strict_params = false;
+    let create = api.functions.iter_mut().find(|f| f.name == "ctxCreate").unwrap();
+    create.doc = Some(
+        "\\brief Creates a context\n\nThe \\p flags go to ::ctxDestroy() and ::Missing; see ::Flags.\n\n\
+         \\param from - Source\n\\param flags - Creation flags\n\n\\return ::RESULT_OK, ::RESULT_FAIL\n\\notefnerr"
+            .into(),
+    );
+    let destroy = api.functions.iter_mut().find(|f| f.name == "ctxDestroy").unwrap();
+    destroy.doc = Some("\\deprecated\nUse something \"else\"".into());
+    let flags = api.enums.iter_mut().find(|e| e.name == "Flags_enum").unwrap();
+    flags.constants[1].doc = Some("Set by ::ctxCreate".into());
+    let files = emit(&api, &options).unwrap();
+    let file = |suffix: &str| &files.iter().find(|f| f.path.ends_with(suffix)).unwrap().contents;
+    let functions = file("_functions_0.pyx");
+    let expected = "def ctxCreate(object pctx, object flags, object dev):\n    \"\"\"Creates a context\n\n\
+        The ``flags`` go to :py:obj:`~ctkgen_cuda.driver.ctxDestroy` and ``Missing``; see \
+        :py:obj:`~ctkgen_cuda.driver.Flags`.\n\n.. note::\n\n   \
+        This function may also return error codes from earlier asynchronous launches.\n\n\
+        :param from\\\\_: Source\n:param flags: Creation flags\n\
+        :returns: :py:obj:`~ctkgen_cuda.driver.Result.RESULT_OK`, :py:obj:`~ctkgen_cuda.driver.Result.RESULT_FAIL`\"\"\"\n";
+    assert!(functions.contains(expected), "{functions}");
+    // A lone directive starts on the second line, or cleandoc would strip its body's indentation;
+    // a closing quote is escaped.
+    let expected = "    \"\"\"\n.. admonition:: Deprecated\n\n   Use something \"else\\\"\"\"\"\n";
+    assert!(functions.contains(expected), "{functions}");
+    let stub = file("driver.pyi");
+    assert!(
+        stub.contains(
+            "def ctxCreate(pctx, flags, dev) -> tuple[Result]:\n    \"\"\"Creates a context\n\n    The ``flags``"
+        ),
+        "{stub}"
+    );
+    assert!(
+        stub.contains("    FLAG_A: Flags\n    \"\"\"Set by :py:obj:`~ctkgen_cuda.driver.ctxCreate`\"\"\"\n"),
+        "{stub}"
+    );
+    for file in &files {
+        assert!(!file.contents.contains("\\brief") && !file.contents.contains("::ctx"), "{}", file.path);
+    }
+}

@@ -315,7 +315,8 @@ impl Doc {
         }
         let mut fields = String::new();
         for (name, blocks) in &self.params {
-            rst.field(&format!("param {}", param_name(name)), blocks, &mut fields);
+            // A field name is inline text: `from_` there would be a reference.
+            rst.field(&format!("param {}", rst_escape(&param_name(name))), blocks, &mut fields);
         }
         if !self.returns.is_empty() {
             rst.field("returns", &self.returns, &mut fields);
@@ -1647,6 +1648,12 @@ mod tests {
              return error codes from earlier asynchronous launches.\n\n# Parameters\n\n- `Flags`: Initialization \
              flag\n\n# Returns\n\n[`CUDA_SUCCESS`],\n[`CUDA_ERROR_INVALID_VALUE`]\n"
         );
+    }
+
+    #[test]
+    fn python_parameter_names_are_escaped_in_fields() {
+        let out = to_rst("\\param from - Source", &known, &|name: &str| format!("{name}_"));
+        assert_eq!(out, ":param from\\_: Source\n");
     }
 
     #[test]

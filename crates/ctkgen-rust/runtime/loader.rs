@@ -74,7 +74,7 @@ fn symbol(library: &::libloading::Library, name: &CStr) -> Option<*mut c_void> {
     (!address.is_null()).then_some(address)
 }
 
-/// Whether the driver library ([`LIBRARY`]) loads; the error says why not.
+/// Whether the driver library loads; the error names the library and says why not.
 pub fn driver_status() -> Result<(), LoadError> {
     driver().map(|_| ()).map_err(Clone::clone)
 }

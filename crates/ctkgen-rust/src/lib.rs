@@ -16,6 +16,7 @@
 //! tests and emitted as written; only what varies with the input is built by `quote!`.
 
 mod conventions;
+mod docs;
 mod names;
 mod plan;
 mod print_crate;

@@ -40,6 +40,8 @@ pub struct RecordPlan<'a> {
     pub record: &'a Record,
     pub ident: Name,
     pub shape: RecordShape,
+    /// Markdown, as every `doc` of the plan once [`Plan::new`] returns (the raw comment before).
+    pub doc: Option<String>,
 }
 
 pub enum RecordShape {
@@ -106,6 +108,7 @@ pub struct EnumPlan<'a> {
     pub ident: Name,
     pub underlying: Name,
     pub constants: Vec<EnumConstantPlan>,
+    pub doc: Option<String>,
     /// Debug names: the first constant for each distinct value, in declaration order.
     pub names: Vec<(i128, String)>,
     /// Flag enums get bitwise operators and a `A | B` Debug form.
@@ -168,6 +171,7 @@ pub struct FunctionPlan<'a> {
     pub function: &'a Function,
     pub ident: Name,
     pub params: Vec<(Name, Type)>,
+    pub doc: Option<String>,
     /// The return type is the status enum, so a missing entry point is reported as a status.
     pub returns_status: bool,
 }
@@ -261,6 +265,7 @@ impl<'a> Plan<'a> {
         plan.init_function = plan.functions.iter().position(|f| f.function.name == conventions.init_function);
         plan.aligned_types = plan.plan_aligned_types();
         plan.check_names()?;
+        crate::docs::render_all(&mut plan);
         Ok(plan)
     }
 
@@ -268,7 +273,7 @@ impl<'a> Plan<'a> {
         let context = format!("record `{}`", record.name);
         let record_ident = rust_ident(&record.name, &context)?;
         if !record.complete {
-            return Ok(RecordPlan { record, ident: record_ident, shape: RecordShape::Opaque });
+            return Ok(RecordPlan { record, ident: record_ident, shape: RecordShape::Opaque, doc: record.doc.clone() });
         }
         let unrepresentable =
             |reason: String| RustEmitError::UnrepresentableLayout { record: record.name.clone(), reason };
@@ -489,7 +494,12 @@ impl<'a> Plan<'a> {
                 laid.push(Member::Padding { ident, offset: cursor, len: record.size - cursor });
             }
         }
-        Ok(RecordPlan { record, ident: record_ident, shape: RecordShape::Complete { is_union, repr, members: laid } })
+        Ok(RecordPlan {
+            record,
+            ident: record_ident,
+            shape: RecordShape::Complete { is_union, repr, members: laid },
+            doc: record.doc.clone(),
+        })
     }
 
     /// Rust refuses a packed type that contains an `align` type, at any depth.
@@ -592,7 +602,16 @@ impl<'a> Plan<'a> {
         if !is_flags {
             flag_bits.clear();
         }
-        Ok(EnumPlan { enumeration: e, ident: enum_ident, underlying, constants, names, is_flags, flag_bits })
+        Ok(EnumPlan {
+            enumeration: e,
+            ident: enum_ident,
+            underlying,
+            constants,
+            doc: e.doc.clone(),
+            names,
+            is_flags,
+            flag_bits,
+        })
     }
 
     fn plan_typedef(&self, t: &Typedef) -> Result<Option<TypedefPlan>, RustEmitError> {
@@ -765,7 +784,7 @@ impl<'a> Plan<'a> {
             }
             params.push((crate::names::ident(&name, &context)?, p.ty.clone()));
         }
-        Ok(FunctionPlan { function: f, ident, params, returns_status: self.returns_status(&f.ret) })
+        Ok(FunctionPlan { function: f, ident, params, doc: f.doc.clone(), returns_status: self.returns_status(&f.ret) })
     }
 
     /// The lookup is used only when the model has it in the five-parameter form

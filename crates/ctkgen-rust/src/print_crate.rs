@@ -397,20 +397,6 @@ fn prelude(plan: &Plan) -> Result<Vec<TokenStream>, RustEmitError> {
             clippy::type_complexity,
             reason = "function signatures are the header's"
         )]
-        #![allow(
-            clippy::doc_lazy_continuation,
-            clippy::doc_overindented_list_items,
-            clippy::tabs_in_doc_comments,
-            clippy::empty_docs,
-            reason = "doc comments are the header's prose, kept as written"
-        )]
-        #![allow(
-            rustdoc::broken_intra_doc_links,
-            rustdoc::invalid_html_tags,
-            rustdoc::bare_urls,
-            rustdoc::invalid_rust_codeblocks,
-            reason = "doc comments are the header's prose, kept as written"
-        )]
     });
     items.push(print_runtime::runtime(plan)?);
     items.push(print_items::entry_table(plan));

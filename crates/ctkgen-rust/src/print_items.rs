@@ -94,8 +94,31 @@ fn doc_literal(text: &str) -> Literal {
     format!("r{hashes}\"{text}\"{hashes}").parse().expect("a raw string literal lexes")
 }
 
+/// The `#[doc]` attribute for Markdown rendered from a header comment: lines kept as they are
+/// (their indentation nests lists), each with the leading space `///` comments have.
+pub fn markdown_doc_attrs(text: &str) -> TokenStream {
+    let text = text.trim_end();
+    if text.trim().is_empty() {
+        return TokenStream::new();
+    }
+    let mut block = String::with_capacity(text.len() + text.len() / 32);
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            block.push('\n');
+        }
+        let line = line.trim_end();
+        if !line.is_empty() {
+            block.push(' ');
+            block.push_str(line);
+        }
+    }
+    let literal = doc_literal(&block);
+    quote!(#[doc = #literal])
+}
+
+/// A planned (rendered) doc comment.
 fn optional_doc(doc: &Option<String>) -> TokenStream {
-    doc.as_deref().map(doc_attrs).unwrap_or_default()
+    doc.as_deref().map(markdown_doc_attrs).unwrap_or_default()
 }
 
 /// An integer literal, negative ones as `-N`.
@@ -111,7 +134,7 @@ pub fn int_literal(value: i128) -> TokenStream {
 
 pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError> {
     let ident = &r.ident;
-    let mut doc = optional_doc(&r.record.doc);
+    let mut doc = optional_doc(&r.doc);
     if let Some(parent) = &r.record.parent {
         let line = format!(" Anonymous {} inside `{}::{}`.", r.record.kind.c_keyword(), parent.record, parent.field);
         if !doc.is_empty() {
@@ -284,7 +307,7 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
 pub fn enumeration(e: &EnumPlan) -> TokenStream {
     let ident = &e.ident;
     let underlying = &e.underlying;
-    let doc = optional_doc(&e.enumeration.doc);
+    let doc = optional_doc(&e.doc);
     let names_line = if e.enumeration.typedef_names.is_empty() {
         String::new()
     } else {
@@ -476,32 +499,9 @@ pub fn constant(plan: &Plan, c: &ConstantPlan) -> Result<TokenStream, RustEmitEr
 
 fn function_doc(plan: &Plan, f: &FunctionPlan) -> TokenStream {
     let function = f.function;
-    let mut text = String::new();
-    if let Some(doc) = &function.doc {
-        let parts = ctkgen_ir::doc::parse(doc);
-        if !parts.brief.is_empty() {
-            text.push_str(&parts.brief);
-            text.push_str("\n\n");
-        }
-        if !parts.body.is_empty() {
-            text.push_str(&parts.body);
-            text.push_str("\n\n");
-        }
-        if !parts.params.is_empty() {
-            text.push_str("# Parameters\n\n");
-            // In declaration order, not the parser's sorted order.
-            for p in &function.params {
-                if let Some(about) = parts.params.get(&p.name) {
-                    text.push_str(&format!("- `{}`: {}\n", p.name, about));
-                }
-            }
-            text.push('\n');
-        }
-        if !parts.returns.is_empty() {
-            text.push_str("# Returns\n\n");
-            text.push_str(&parts.returns);
-            text.push_str("\n\n");
-        }
+    let mut text = f.doc.clone().unwrap_or_default();
+    if !text.is_empty() {
+        text.push('\n');
     }
     text.push_str("# Safety\n\nCalls straight into the driver: arguments must meet the contract the driver documents ");
     text.push_str("for this function (valid pointers of the right size, live handles).\n\n");
@@ -533,7 +533,7 @@ fn function_doc(plan: &Plan, f: &FunctionPlan) -> TokenStream {
             "\n# Panics\n\nWhen the driver library or this entry point is missing (see [`function_available`]).\n",
         );
     }
-    doc_attrs(&text)
+    markdown_doc_attrs(&text)
 }
 
 pub fn function(plan: &Plan, index: usize, f: &FunctionPlan) -> Result<TokenStream, RustEmitError> {
@@ -642,5 +642,18 @@ mod doc_tests {
         );
         // A raw string cannot hold a carriage return inside a line: an escaped literal does.
         assert!(printed("car\rriage").contains("car\rriage"));
+    }
+
+    #[test]
+    fn rendered_markdown_keeps_its_indentation() {
+        let attrs = markdown_doc_attrs("- a\n  more  \n\n  - nested\n\n```c\n    int x;\n```\n\n");
+        let mut file: syn::File = syn::parse2(quote!(#attrs pub struct S;)).expect("parses");
+        if let syn::Item::Struct(item) = &mut file.items[0] {
+            split_doc_lines(&mut item.attrs);
+        }
+        assert_eq!(
+            prettyplease::unparse(&file),
+            "/// - a\n///   more\n///\n///   - nested\n///\n/// ```c\n///     int x;\n/// ```\npub struct S;\n"
+        );
     }
 }

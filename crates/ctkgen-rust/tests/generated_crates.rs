@@ -1,5 +1,6 @@
 //! Builds what the emitter writes: every generated crate must pass `cargo clippy -D warnings`
-//! (so also compile without warnings, including its compile-time layout assertions) and its own
+//! (so also compile without warnings, including its compile-time layout assertions), document
+//! with `cargo doc` under `RUSTDOCFLAGS="-D warnings"` (intra-doc links resolve) and pass its own
 //! tests. The fixture models always run; full CTK models run when `CTKGEN_IR_DIR` names a folder
 //! of IR files (`cargo xtask ir --ctk 13.1 -o $CTKGEN_IR_DIR/13.1.json`, ...).
 //!
@@ -56,6 +57,8 @@ fn cargo(dir: &Path, args: &[&str]) -> String {
         .env("CARGO_TARGET_DIR", target_dir())
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        // Every rustdoc lint is an error: broken intra-doc links, bare URLs, HTML, code blocks.
+        .env("RUSTDOCFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
@@ -67,6 +70,8 @@ fn check(crates: &[(String, Api)], extra: &[ExtraFile]) -> String {
     let dir = workspace(crates, extra);
     let clippy = cargo(dir.path(), &["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]);
     assert!(!clippy.contains("warning"), "{clippy}");
+    let doc = cargo(dir.path(), &["doc", "--workspace", "--no-deps", "--quiet"]);
+    assert!(!doc.contains("warning"), "{doc}");
     let tests = cargo(dir.path(), &["test", "--workspace", "--quiet", "--", "--nocapture", "--test-threads=1"]);
     let examples: Vec<String> = crates.iter().map(|(name, _)| name.clone()).collect();
     let mut out = tests;

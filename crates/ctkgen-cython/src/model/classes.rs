@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::nameable::is_nameable;
 use super::pxd::flattened_fields;
-use crate::names::{docstring, py_ident};
+use crate::names::py_ident;
 use crate::types::{
     cy_qualified, enum_class, int_range, record_class, record_cy_name, scalar_primitive, typedef_base, typedef_class,
     value_kind, IntRange, TypedefClass, ValueKind,
@@ -19,7 +19,16 @@ use crate::CythonOptions;
 pub struct EnumView {
     pub class: String,
     pub aliases: Vec<String>,
-    pub members: Vec<(String, String)>,
+    pub members: Vec<EnumMemberView>,
+    /// The docstring (the raw comment until the docs pass renders it), as every `doc` here.
+    pub doc: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct EnumMemberView {
+    pub name: String,
+    /// The value as a Python literal.
+    pub value: String,
     pub doc: String,
 }
 
@@ -89,8 +98,16 @@ pub(super) fn enums(api: &Api) -> Vec<EnumView> {
             EnumView {
                 class,
                 aliases,
-                members: e.constants.iter().map(|c| (c.name.clone(), c.value.to_string())).collect(),
-                doc: e.doc.as_deref().map(docstring).unwrap_or_default(),
+                members: e
+                    .constants
+                    .iter()
+                    .map(|c| EnumMemberView {
+                        name: c.name.clone(),
+                        value: c.value.to_string(),
+                        doc: c.doc.clone().unwrap_or_default(),
+                    })
+                    .collect(),
+                doc: e.doc.clone().unwrap_or_default(),
             }
         })
         .collect()
@@ -131,7 +148,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 }),
                 void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
                 kernel_params: options.overrides.is_kernel_params(&record.name, &field.name),
-                doc: field.doc.as_deref().map(docstring).unwrap_or_default(),
+                doc: field.doc.clone().unwrap_or_default(),
             });
         }
         views.push(RecordView {
@@ -145,7 +162,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
             members,
             aliases: aliases.remove(&record.name).unwrap_or_default(),
             holds_refs: false,
-            doc: record.doc.as_deref().map(docstring).unwrap_or_default(),
+            doc: record.doc.clone().unwrap_or_default(),
         });
     }
     mark_records_holding_refs(&mut views);
@@ -211,7 +228,7 @@ pub(super) fn wrappers(api: &Api) -> (Vec<WrapperView>, Vec<WrapperView>) {
             Type::Typedef { name } if typedef_class(api, name).is_some() => Some(name.clone()),
             _ => None,
         };
-        let doc = def.doc.as_deref().map(docstring).unwrap_or_default();
+        let doc = def.doc.clone().unwrap_or_default();
         match typedef_class(api, &def.name) {
             Some(TypedefClass::Handle) => handles.push(WrapperView {
                 class: def.name.clone(),

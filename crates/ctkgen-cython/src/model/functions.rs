@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::param_kind::{param_view, ParamView};
 use super::RESULT_REUSE_MAX;
-use crate::names::{docstring, py_ident};
+use crate::names::py_ident;
 use crate::params::{classify, ParamClass, Unclassified};
 use crate::types::cy_decl;
 use crate::CythonOptions;
@@ -33,6 +33,7 @@ pub struct FunctionView {
     pub cleanup: bool,
     /// Whether the call runs with the GIL released (all but the `keep_gil` overrides).
     pub release_gil: bool,
+    /// The docstring (the raw comment until the docs pass renders it).
     pub doc: String,
     pub signature: String,
     pub stub_returns: String,
@@ -116,7 +117,7 @@ pub(super) fn functions(
             reuse_result: outputs < RESULT_REUSE_MAX,
             cleanup,
             release_gil: !options.overrides.keep_gil.contains(&function.name),
-            doc: function.doc.as_deref().map(docstring).unwrap_or_default(),
+            doc: function.doc.clone().unwrap_or_default(),
             signature: signature.join(", "),
             stub_returns: format!("tuple[{}]", stub_returns.join(", ")),
         });

@@ -24,12 +24,14 @@ class _Scalar:
     def __int__(self) -> int: ...
 
 class Extent:
+    """Extent"""
     def __init__(self, *, _ptr: int = 0) -> None: ...
     def getPtr(self) -> int: ...
     width: Any
     height: Any
 
 class Resource:
+    """Resource"""
     def __init__(self, *, _ptr: int = 0) -> None: ...
     def getPtr(self) -> int: ...
     kind: Any
@@ -39,12 +41,14 @@ class Resource:
     points: Any
 
 class Resource__points:
+    """Resource__points"""
     def __init__(self, *, _ptr: int = 0) -> None: ...
     def getPtr(self) -> int: ...
     x: Any
     y: Any
 
 class Resource__res:
+    """Resource__res"""
     def __init__(self, *, _ptr: int = 0) -> None: ...
     def getPtr(self) -> int: ...
     array: Any
@@ -52,11 +56,13 @@ class Resource__res:
     reserved: Any
 
 class Resource__res__array:
+    """Resource__res__array"""
     def __init__(self, *, _ptr: int = 0) -> None: ...
     def getPtr(self) -> int: ...
     handle: Any
 
 class Resource__res__linear:
+    """Resource__res__linear"""
     def __init__(self, *, _ptr: int = 0) -> None: ...
     def getPtr(self) -> int: ...
     ptr: Any

@@ -14,6 +14,7 @@ class _FastEnum(int):
     def value(self) -> int: ...
 
 class Flags(_FastEnum):
+    """Flags"""
     FLAG_NONE: Flags
     FLAG_A: Flags
     FLAG_B: Flags
@@ -21,12 +22,14 @@ class Flags(_FastEnum):
 Flags_enum = Flags
 
 class Result(_FastEnum):
+    """Result"""
     RESULT_OK: Result
     RESULT_FAIL: Result
     RESULT_UNKNOWN: Result
 Result_enum = Result
 
 class Wide(_FastEnum):
+    """Wide"""
     WIDE_NEG: Wide
     WIDE_BIG: Wide
 
@@ -40,11 +43,14 @@ class _Scalar:
     def getPtr(self) -> int: ...
     def __int__(self) -> int: ...
 
-class Callback(_Handle): ...
+class Callback(_Handle):
+    """Callback"""
 
-class Ctx(_Handle): ...
+class Ctx(_Handle):
+    """Ctx"""
 
-class Device(_Scalar): ...
+class Device(_Scalar):
+    """Device"""
 DEVICE_CPU: Any
 HALF: Any
 MAX_NAME: Any

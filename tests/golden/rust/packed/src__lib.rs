@@ -19,22 +19,6 @@
     reason = "function signatures are the header's"
 )]
 
-#![allow(
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::tabs_in_doc_comments,
-    clippy::empty_docs,
-    reason = "doc comments are the header's prose, kept as written"
-)]
-
-#![allow(
-    rustdoc::broken_intra_doc_links,
-    rustdoc::invalid_html_tags,
-    rustdoc::bare_urls,
-    rustdoc::invalid_rust_codeblocks,
-    reason = "doc comments are the header's prose, kept as written"
-)]
-
 // (golden) `mod runtime` is stored in src__lib.rs.runtime, here or in _shared/
 
 pub use runtime::{

@@ -1,0 +1,87 @@
+//! Docstrings: every doc comment of the model rendered as reStructuredText, cross references
+//! pointing (as `:py:obj:`) only at names the generated `driver` module really has.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ctkgen_ir::doc_render::Doc;
+
+use super::Model;
+use crate::names::{docstring, py_ident};
+
+/// The Python target of every name a comment may refer to, built once per emission from the
+/// finished views (so only what the module defines can be linked).
+pub(super) struct DocTargets {
+    /// C name (function, class, alias, enum constant, constant) to its dotted Python target.
+    names: BTreeMap<String, String>,
+    /// Record class or alias target to the C names of its members.
+    members: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl DocTargets {
+    pub(super) fn new(model: &Model) -> DocTargets {
+        let module = format!("{}.driver", model.package);
+        let target = |name: &str| format!("{module}.{name}");
+        let mut names = BTreeMap::new();
+        let mut members = BTreeMap::new();
+        for f in &model.functions {
+            names.insert(f.name.clone(), target(&f.name));
+        }
+        for e in &model.enums {
+            let class = target(&e.class);
+            for alias in &e.aliases {
+                names.insert(alias.clone(), class.clone());
+            }
+            for member in &e.members {
+                names.insert(member.name.clone(), format!("{class}.{}", member.name));
+            }
+            names.insert(e.class.clone(), class);
+        }
+        for w in model.handles.iter().chain(&model.scalars) {
+            names.insert(w.class.clone(), target(&w.class));
+        }
+        for r in &model.records {
+            let fields: BTreeSet<String> = r.members.iter().map(|m| m.name.clone()).collect();
+            // The tag, the class and every alias class: each is a class the module defines.
+            for name in
+                std::iter::once(&r.record).chain(std::iter::once(&r.class)).chain(r.aliases.iter().map(|a| &a.0))
+            {
+                let class = if *name == r.record { &r.class } else { name };
+                names.insert(name.clone(), target(class));
+                members.insert(target(class), fields.clone());
+            }
+        }
+        for c in &model.constants {
+            names.insert(c.name.clone(), target(&c.name));
+        }
+        DocTargets { names, members }
+    }
+
+    /// `pkg.driver.name`, or `pkg.driver.Record.member` for `Record::member`.
+    fn resolve(&self, name: &str) -> Option<String> {
+        match name.split_once("::") {
+            None => self.names.get(name).cloned(),
+            Some((head, member)) => {
+                let class = self.names.get(head)?;
+                self.members.get(class)?.contains(member).then(|| format!("{class}.{}", py_ident(member)))
+            }
+        }
+    }
+
+    /// The docstring body for a raw comment: reStructuredText escaped for a `"""` literal;
+    /// `fallback` when the comment is empty or renders to nothing.
+    pub(super) fn docstring(&self, raw: &str, fallback: &str) -> String {
+        let rendered =
+            if raw.is_empty() { String::new() } else { Doc::parse(raw).to_rst(&|name| self.resolve(name), &py_ident) };
+        if rendered.trim().is_empty() {
+            return docstring(fallback);
+        }
+        // `inspect.cleandoc` (help(), Sphinx) removes the indentation the lines after the first
+        // share; when all of them are indented (a lone directive's body) the text starts on the
+        // second line, so that indentation is kept.
+        let mut rest = rendered.lines().skip(1).filter(|l| !l.trim().is_empty()).peekable();
+        if rest.peek().is_some() && rest.all(|l| l.starts_with(' ')) {
+            return docstring(&format!("\n{rendered}"));
+        }
+        docstring(&rendered)
+    }
+}
