@@ -23,16 +23,31 @@ fn ok(cwd: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Relative path -> sha256 of every file under `dir`.
+/// Relative path -> sha256 of every file under `dir`. A file or folder that vanishes while it
+/// is read (a run swapping the tree in under a test that polls it) is recorded as vanished.
 fn tree(dir: &Path) -> BTreeMap<String, String> {
     fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let vanished = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
+        let rel = |path: &Path| path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if vanished(&e) => {
+                out.insert(rel(dir), "vanished".into());
+                return;
+            }
+            Err(e) => panic!("{}: {e}", dir.display()),
+        };
+        for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
                 walk(base, &path, out);
             } else {
-                let rel = path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, format!("{:x}", Sha256::digest(std::fs::read(&path).unwrap())));
+                let digest = match std::fs::read(&path) {
+                    Ok(bytes) => format!("{:x}", Sha256::digest(bytes)),
+                    Err(e) if vanished(&e) => "vanished".into(),
+                    Err(e) => panic!("{}: {e}", path.display()),
+                };
+                out.insert(rel(&path), digest);
             }
         }
     }
