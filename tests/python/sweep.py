@@ -148,11 +148,22 @@ class Sweep:
         self.note(path_kind, path, value, None if expect(got) else f"reads back {got!r}")
 
     # -- value sets ----------------------------------------------------------------------------
-    def int_values(self, bits, signed):
+    def int_values(self, bits, signed, none_is_zero=False):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
         same = lambda v: (lambda got: as_int(got) == v)  # noqa: E731
         return [(lo, same(lo)), (hi, same(hi)), (lo - 1, OverflowError), (hi + 1, OverflowError),
-                (1.5, TypeError), ("7", TypeError), (b"7", TypeError), (None, TypeError), (self.foreign, TypeError)]
+                (1.5, TypeError), ("7", TypeError), (b"7", TypeError), (None, same(0) if none_is_zero else TypeError),
+                (self.foreign, TypeError)]
+
+    def has_scalar_class(self, ty):
+        """Whether a member of type `ty` holds a scalar wrapper class (`CUdeviceptr`,
+        `cuuint64_t`): the first typedef on the way down that has a class decides, as in C."""
+        types = next((m for m in self.modules if m.__name__.endswith("._types")), None)
+        while ty["kind"] == "typedef" and ty["name"] in self.typedefs:
+            if isinstance(getattr(types, ty["name"], None), type):
+                return self.typedefs[ty["name"]]["ty"]["kind"] != "pointer"
+            ty = self.typedefs[ty["name"]]["ty"]
+        return False
 
     def handle_values(self, none_ok):
         same = lambda v: (lambda got: as_int(got) == v)  # noqa: E731
@@ -160,10 +171,10 @@ class Sweep:
         return [(0, same(0)), (top, same(top)), (-1, OverflowError), (top + 1, OverflowError), (1.5, TypeError),
                 ("7", TypeError), (b"7", TypeError), (None, same(0) if none_ok else TypeError), (self.foreign, TypeError)]
 
-    def member_values(self, kind, cls, member):
+    def member_values(self, kind, cls, member, none_is_zero=False):
         same = lambda v: (lambda got: got == v)  # noqa: E731
         if kind[0] == "int":
-            return self.int_values(kind[1], kind[2])
+            return self.int_values(kind[1], kind[2], none_is_zero)
         if kind[0] == "handle":
             return self.handle_values(True)
         if kind[0] == "float":
@@ -241,7 +252,7 @@ class Sweep:
                 if kind is None:
                     self.failures.append(f"{name}.{member}: no type in the IR")
                     continue
-                values = self.member_values(kind, cls, member)
+                values = self.member_values(kind, cls, member, self.has_scalar_class(ty))
                 self.paths["member"] = self.paths.get("member", 0) + 1
                 for value, expect in values:
                     obj = cls()

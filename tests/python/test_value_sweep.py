@@ -80,6 +80,12 @@ out["enum_array"] = outcome(lambda: setattr(p, "addressMode", [2**32 + 1, 0, 0])
 mode = cuda.CUDA_TEXTURE_DESC()
 mode.filterMode = 12345
 out["enum_non_member"] = [type(mode.filterMode).__name__, mode.filterMode]
+# An integer-typedef member (a device address, a cuuint*_t) set to None is 0, as in cuda.bindings;
+# a plain integer member refuses None.
+copy = cuda.CUDA_MEMCPY2D()
+copy.srcDevice = 0x1000
+copy.srcDevice = None
+out["none_member"] = [int(copy.srcDevice), outcome(lambda: setattr(copy, "srcPitch", None))[0]]
 h = cuda.CUipcMemHandle()
 out["char_int"] = outcome(lambda: setattr(h, "reserved", 5))
 data = bytes(range(1, 9)) + b"\0" + b"\x07" * (len(h.reserved) - 9)
@@ -111,6 +117,7 @@ def test_the_cases_of_the_issue(package):
         assert out[key][0] == "TypeError", (key, out[key])
     assert "cuuint32_t" in out["u32_over"][1] and "addressMode" in out["enum_array"][1]
     assert out["enum_non_member"] == ["int", 12345]
+    assert out["none_member"] == [0, "TypeError"]
     assert out["char_roundtrip"] == [True, True]
     assert out["atomic"] == ["OverflowError", True]
     assert out["subclass"] == [5, True, "TypeError"]

@@ -49,6 +49,9 @@ pub struct MemberView {
     /// A `void **` member that holds a launch's kernel parameters (an override says which): it
     /// takes every form the `kernelParams` argument takes.
     pub kernel_params: bool,
+    /// An integer-typedef member with a wrapper class (a device address, a fixed-width
+    /// integer): None sets it to 0, as cuda.bindings does.
+    pub none_is_zero: bool,
     pub doc: String,
 }
 
@@ -131,6 +134,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
         let mut members = Vec::new();
         for (field, _) in flattened_fields(api, record) {
             let kind = value_kind(api, &field.ty);
+            let none_is_zero = matches!(kind, ValueKind::Scalar { .. });
             let element_cy_type = match api.resolve(&field.ty) {
                 Type::Array { element, .. } => cy_qualified(api, element),
                 _ => String::new(),
@@ -148,6 +152,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 }),
                 void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
                 kernel_params: options.overrides.is_kernel_params(&record.name, &field.name),
+                none_is_zero,
                 doc: field.doc.clone().unwrap_or_default(),
             });
         }

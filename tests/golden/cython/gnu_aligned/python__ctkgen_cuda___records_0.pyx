@@ -45,6 +45,8 @@ cdef class HoldsAlignedTypedef(_Record):
     @value.setter
     def value(self, value):
         cdef cydriver.HoldsAlignedTypedef* p = <cydriver.HoldsAlignedTypedef*>self._pvt_addr
+        if value is None:
+            value = 0
         p.value = <cydriver.AlignedInt>_as_signed(value, 32, "HoldsAlignedTypedef.value")
 
 
