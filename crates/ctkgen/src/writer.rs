@@ -94,6 +94,11 @@ fn with_manifest(files: &[OutputFile], ownership: Ownership) -> Vec<OutputFile> 
     all
 }
 
+/// Whether `path` is the manifest this write keeps (not one of the generated files).
+fn is_manifest(path: &str, ownership: Ownership) -> bool {
+    ownership != Ownership::Whole && path == MANIFEST
+}
+
 /// The paths an earlier generation listed in `dir`'s manifest (none when it has none).
 fn previous_manifest(dir: &Path) -> Result<BTreeSet<String>, PipelineError> {
     let path = dir.join(MANIFEST);
@@ -193,7 +198,7 @@ pub fn check_tree(dir: &Path, files: &[OutputFile], ownership: Ownership) -> Res
         match existing.remove(&file.path) {
             None => staleness.missing.push(file.path.clone()),
             // The manifest lists the files: when it differs, a file is missing or obsolete too.
-            Some(_) if file.path == MANIFEST && ownership != Ownership::Whole => {}
+            Some(_) if is_manifest(&file.path, ownership) => {}
             Some((path, len)) if !holds(&path, len, &file.contents)? => {
                 let bytes = read_file(&path)?;
                 let old = String::from_utf8_lossy(&bytes);
@@ -264,11 +269,11 @@ pub fn write_tree(dir: &Path, files: &[OutputFile], ownership: Ownership) -> Res
         match existing.get(&file.path) {
             Some((path, len)) if holds(path, *len, &file.contents)? => {
                 unchanged.insert(file.path.as_str());
-                if file.path != MANIFEST || ownership == Ownership::Whole {
+                if !is_manifest(&file.path, ownership) {
                     summary.unchanged += 1;
                 }
             }
-            _ if file.path == MANIFEST && ownership != Ownership::Whole => manifest_changed = true,
+            _ if is_manifest(&file.path, ownership) => manifest_changed = true,
             _ => summary.written.push(file.path.clone()),
         }
     }
