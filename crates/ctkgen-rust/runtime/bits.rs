@@ -55,122 +55,37 @@ impl BitValue for bool {
     }
 }
 
-impl BitValue for u8 {
-    #[inline]
-    fn from_bits(raw: u64, _width: u32) -> Self {
-        raw as u8
-    }
+/// The integer types read and written as bitfields: unsigned ones take the bits as they are,
+/// signed ones sign-extend from the field's width.
+macro_rules! bit_values {
+    (unsigned: $($unsigned:ty),*; signed: $($signed:ty),*) => {
+        $(
+            impl BitValue for $unsigned {
+                #[inline]
+                fn from_bits(raw: u64, _width: u32) -> Self {
+                    raw as $unsigned
+                }
 
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
+                #[inline]
+                fn to_bits(self) -> u64 {
+                    self as u64
+                }
+            }
+        )*
+        $(
+            impl BitValue for $signed {
+                #[inline]
+                fn from_bits(raw: u64, width: u32) -> Self {
+                    sign_extend(raw, width) as $signed
+                }
+
+                #[inline]
+                fn to_bits(self) -> u64 {
+                    self as u64
+                }
+            }
+        )*
+    };
 }
 
-impl BitValue for u16 {
-    #[inline]
-    fn from_bits(raw: u64, _width: u32) -> Self {
-        raw as u16
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-}
-
-impl BitValue for u32 {
-    #[inline]
-    fn from_bits(raw: u64, _width: u32) -> Self {
-        raw as u32
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-}
-
-impl BitValue for u64 {
-    #[inline]
-    fn from_bits(raw: u64, _width: u32) -> Self {
-        raw
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self
-    }
-}
-
-impl BitValue for usize {
-    #[inline]
-    fn from_bits(raw: u64, _width: u32) -> Self {
-        raw as usize
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-}
-
-impl BitValue for i8 {
-    #[inline]
-    fn from_bits(raw: u64, width: u32) -> Self {
-        sign_extend(raw, width) as i8
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-}
-
-impl BitValue for i16 {
-    #[inline]
-    fn from_bits(raw: u64, width: u32) -> Self {
-        sign_extend(raw, width) as i16
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-}
-
-impl BitValue for i32 {
-    #[inline]
-    fn from_bits(raw: u64, width: u32) -> Self {
-        sign_extend(raw, width) as i32
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-}
-
-impl BitValue for i64 {
-    #[inline]
-    fn from_bits(raw: u64, width: u32) -> Self {
-        sign_extend(raw, width)
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-}
-
-impl BitValue for isize {
-    #[inline]
-    fn from_bits(raw: u64, width: u32) -> Self {
-        sign_extend(raw, width) as isize
-    }
-
-    #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-}
+bit_values!(unsigned: u8, u16, u32, u64, usize; signed: i8, i16, i32, i64, isize);
