@@ -191,6 +191,19 @@ def main():
     samples = {k: {c: [] for c in common} for k in ("ours", "theirs")}
     floors = []
     python_floor = {"noop": [], "get_device": [], "encode": []}
+    # What a member write + read costs in the interpreter alone: the same closure on an attribute
+    # of a plain `__slots__` object, so no binding code runs.
+    slots_floor = []
+
+    class Slots:
+        __slots__ = ("gridDimX",)
+
+    plain = Slots()
+
+    def member_floor():
+        plain.gridDimX = 7
+        return plain.gridDimX
+
     for _ in range(args.rounds):
         for call in common:
             for _ in range(5):
@@ -200,6 +213,7 @@ def main():
                         (ours if side == "ours" else theirs).sync()
                     samples[side][call].append(per_call_ns(fn, n, reps=1))
             ours.sync()
+        slots_floor.append(per_call_ns(member_floor, 50000))
         floor = subprocess.run([args.floor, args.cubin], capture_output=True, text=True, check=True)
         floors.append(json.loads(floor.stdout))
         if callfloor:
@@ -263,6 +277,8 @@ def main():
         print(f"| {label} | {med['ours'][call]:.0f} | {med['theirs'][call]:.0f} | {c} | {ratio:.2f}x ({kind}) | "
               f"{'' if target is None else f'<= {target}x'} | {verdict} |")
     print(f"\nkernelParams forms: ctkgen {ours.forms}; {theirs.name} {theirs.forms}")
+    med["member_floor"] = min(slots_floor)
+    print(f"\nmember write + read in the interpreter alone (a __slots__ attribute, same closure): {med['member_floor']:.0f} ns")
     if "python_floor" in med:
         pf = med["python_floor"]
         print(f"\nfloor from Python (C extension, arguments prepared in C): empty call {pf['noop']:.0f} ns, "

@@ -52,6 +52,28 @@ words = launch(((0x7f0000003000, cuda.CUdeviceptr(0x7f0000004000), 0x55), (cuda.
                                                                            cuda.CUstream)), 3)
 out["binding_classes"] = words
 
+# Every simple ctypes type stores its value in the launch's own slots (no ctypes object): the
+# bytes the driver reads are those ctypes itself would give, at both ends of each range.
+simple = [(ctypes.c_byte, -128), (ctypes.c_ubyte, 255), (ctypes.c_short, -32768), (ctypes.c_ushort, 65535),
+          (ctypes.c_int, -2**31), (ctypes.c_uint, 2**32 - 1), (ctypes.c_long, -2**63), (ctypes.c_ulong, 2**64 - 1),
+          (ctypes.c_longlong, 2**63 - 1), (ctypes.c_ulonglong, 0), (ctypes.c_size_t, 2**64 - 1), (ctypes.c_ssize_t, -5),
+          (ctypes.c_double, 0.1), (ctypes.c_float, 3), (ctypes.c_void_p, None), (ctypes.c_void_p, 2**64 - 1)]
+words = launch((tuple(v for _, v in simple), tuple(k for k, _ in simple)), len(simple))
+out["simple_kinds"] = [[w & ((1 << 8 * ctypes.sizeof(k)) - 1), int.from_bytes(bytes(k(v)), "little")]
+                       for w, (k, v) in zip(words, simple)]
+# More entries than the launch keeps on its stack: one allocation holds pointers and values.
+words = launch((tuple(range(-10, 10)), (ctypes.c_short,) * 20), 20)
+out["many_entries"] = [w & 0xffff for w in words]
+beyond = {}
+for kind, value in [(ctypes.c_byte, 128), (ctypes.c_byte, -129), (ctypes.c_ubyte, 256), (ctypes.c_uint, -1),
+                    (ctypes.c_long, 2**63), (ctypes.c_ulonglong, 2**64), (ctypes.c_void_p, -1)]:
+    try:
+        launch(((1, value), (ctypes.c_int, kind)), 2)
+        beyond[f"{kind.__name__} {value}"] = "accepted"
+    except OverflowError as error:
+        beyond[f"{kind.__name__} {value}"] = f"OverflowError: {error}"
+out["beyond"] = beyond
+
 errors = {}
 for label, params in [("dict", {"a": 1}), ("object value", ((object(),), (None,))),
                       ("str type", ((1,), ("int",))), ("float for c_int", ((1.5,), (ctypes.c_int,))),
@@ -100,6 +122,10 @@ def test_every_kernel_params_form(package, fake_libcuda):
     assert out["ctypes_types"] == [0xFFFFFFFD, f32[2.5], 2**64 - 1, 5, f32[0.5], 0x7f0000001000]
     assert out["instances_used_as_they_are"] == [True] * 5
     assert out["binding_classes"] == [0x7f0000003000, 0x7f0000004000, 0x55]
+    assert all(got == want for got, want in out["simple_kinds"]), out["simple_kinds"]
+    assert out["many_entries"] == [v & 0xFFFF for v in range(-10, 6)], "the first 16 entries, as recorded"
+    for case, result in out["beyond"].items():
+        assert result.startswith("OverflowError: kernelParams: values[1]"), (case, result)
     errors = out["errors"]
     assert errors["dict"].startswith("TypeError: kernelParams: expected None"), errors
     assert errors["object value"].startswith("TypeError: kernelParams: values[0]"), errors
