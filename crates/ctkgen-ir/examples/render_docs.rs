@@ -6,10 +6,10 @@
 //! default `cuda.bindings.driver`), `markdown` the way the Rust crate does, `raw` prints the
 //! Doxygen text unchanged (a negative control for checkers). The render time goes to stderr.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 use std::time::Instant;
 
-use ctkgen_ir::doc_render::{doc_comments, referable_names, Doc};
+use ctkgen_ir::doc_render::{doc_comments, referable_names, split_member, Doc};
 use ctkgen_ir::Api;
 
 fn main() {
@@ -21,7 +21,8 @@ fn main() {
     let package = rest.first().map_or("cuda.bindings.driver", String::as_str);
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let api = Api::from_json(&text).unwrap_or_else(|e| panic!("{path} is not an IR file: {e}"));
-    let names = referable_names(&api);
+    // Looked up for every reference, as the emitters' hash maps are.
+    let names: HashSet<String> = referable_names(&api).into_iter().collect();
     let docs = doc_comments(&api);
     let start = Instant::now();
     let rendered: Vec<serde_json::Value> = docs
@@ -41,7 +42,9 @@ fn main() {
 }
 
 /// `pkg.name`, or `pkg.Record.member` for `Record::member`, when the head is a known item.
-fn python_target(names: &BTreeSet<String>, package: &str, name: &str) -> Option<String> {
-    let head = name.split("::").next().unwrap_or(name);
-    names.contains(head).then(|| format!("{package}.{}", name.replace("::", ".")))
+fn python_target(names: &HashSet<String>, package: &str, name: &str) -> Option<String> {
+    match split_member(name) {
+        None => names.contains(name).then(|| [package, ".", name].concat()),
+        Some((head, _)) => names.contains(head).then(|| [package, ".", &name.replace("::", ".")].concat()),
+    }
 }

@@ -9,6 +9,8 @@
 //! dropped.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fmt::Write;
 
 /// A parsed doc comment.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -305,7 +307,7 @@ impl Doc {
     /// the package has no such item (the name is then shown as a literal). `param_name` gives a
     /// C parameter's Python spelling.
     pub fn to_rst(&self, resolve: &dyn Fn(&str) -> Option<String>, param_name: &dyn Fn(&str) -> String) -> String {
-        let rst = Rst { resolve };
+        let rst = Rst { resolve, scratch: RefCell::default() };
         let mut out = String::with_capacity(1024);
         if !self.summary.is_empty() {
             rst.paragraph(&self.summary, "", &mut out);
@@ -313,22 +315,24 @@ impl Doc {
         for block in &self.body {
             rst.block(block, "", &mut out);
         }
-        let mut fields = String::new();
+        if !self.params.is_empty() || !self.returns.is_empty() {
+            separate(&mut out);
+        }
+        let mut field = String::new();
         for (name, blocks) in &self.params {
             // A field name is inline text: `from_` there would be a reference.
-            rst.field(&format!("param {}", rst_escape(&param_name(name))), blocks, &mut fields);
+            field.clear();
+            field.push_str("param ");
+            rst_escape(&param_name(name), &mut field);
+            rst.field(&field, blocks, &mut out);
         }
         if !self.returns.is_empty() {
-            rst.field("returns", &self.returns, &mut fields);
-        }
-        if !fields.is_empty() {
-            separate(&mut out);
-            out.push_str(&fields);
+            rst.field("returns", &self.returns, &mut out);
         }
         if !self.see_also.is_empty() {
-            let mut line = vec![Inline::Text("See also: ".into())];
-            line.extend(see_also_list(&self.see_also));
-            rst.paragraph(&line, "", &mut out);
+            let (head, comma) = (Inline::Text("See also: ".into()), Inline::Text(", ".into()));
+            let line = std::iter::once(&head).chain(see_also_list(&self.see_also, &comma));
+            rst.paragraph(line, "", &mut out);
         }
         finish(out)
     }
@@ -336,7 +340,7 @@ impl Doc {
     /// Markdown for rustdoc. `resolve` maps a C name to an intra-doc link target that exists in
     /// the crate (`None`: the name is shown as inline code).
     pub fn to_markdown(&self, resolve: &dyn Fn(&str) -> Option<String>) -> String {
-        let md = Markdown { resolve };
+        let md = Markdown { resolve, scratch: RefCell::default() };
         let mut out = String::with_capacity(1024);
         if !self.summary.is_empty() {
             md.paragraph(&self.summary, "", &mut out);
@@ -347,16 +351,15 @@ impl Doc {
         if !self.params.is_empty() {
             separate(&mut out);
             out.push_str("# Parameters\n");
+            let colon = Inline::Text(": ".into());
             for (name, blocks) in &self.params {
-                let mut item = vec![Inline::Code(name.clone()), Inline::Text(": ".into())];
-                let mut rest = blocks.as_slice();
-                if let Some((Block::Paragraph(first), tail)) = blocks.split_first() {
-                    item.extend(first.iter().cloned());
-                    rest = tail;
-                }
-                let mut entry = vec![Block::Paragraph(item)];
-                entry.extend(rest.iter().cloned());
-                md.list_item("- ", &entry, "", &mut out);
+                // `name`: and the first paragraph, as one paragraph.
+                let code = Inline::Code(name.clone());
+                let (first, rest): (&[Inline], &[Block]) = match blocks.split_first() {
+                    Some((Block::Paragraph(first), tail)) => (first, tail),
+                    _ => (&[], blocks),
+                };
+                md.list_item("- ", [&code, &colon].into_iter().chain(first), rest, "", &mut out);
             }
         }
         if !self.returns.is_empty() {
@@ -369,7 +372,8 @@ impl Doc {
         if !self.see_also.is_empty() {
             separate(&mut out);
             out.push_str("# See also\n");
-            md.paragraph(&see_also_list(&self.see_also), "", &mut out);
+            let comma = Inline::Text(", ".into());
+            md.paragraph(see_also_list(&self.see_also, &comma), "", &mut out);
         }
         finish(out)
     }
@@ -383,6 +387,22 @@ pub fn to_rst(text: &str, resolve: &dyn Fn(&str) -> Option<String>, param_name: 
 /// Shorthand for `Doc::parse(text).to_markdown(..)`.
 pub fn to_markdown(text: &str, resolve: &dyn Fn(&str) -> Option<String>) -> String {
     Doc::parse(text).to_markdown(resolve)
+}
+
+/// A member reference (`Record::member`) split at its first `::`; `None` for a plain name.
+/// Resolvers call this for every reference, so it searches for `:` bytes rather than building a
+/// substring searcher.
+pub fn split_member(name: &str) -> Option<(&str, &str)> {
+    let bytes = name.as_bytes();
+    let mut from = 0;
+    while let Some(pos) = memchr::memchr(b':', &bytes[from..]) {
+        let at = from + pos;
+        if bytes.get(at + 1) == Some(&b':') {
+            return Some((&name[..at], &name[at + 2..]));
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// Every doc comment of a model with a label naming its declaration (`cuInit`,
@@ -461,37 +481,29 @@ fn separate(out: &mut String) {
     out.push('\n');
 }
 
-/// The `\sa` list as references separated by commas, when it is only references.
-fn see_also_list(inlines: &[Inline]) -> Vec<Inline> {
+/// The `\sa` list as references separated by `comma`, when it is only references.
+fn see_also_list<'i>(inlines: &'i [Inline], comma: &'i Inline) -> Vec<&'i Inline> {
     let only_refs = inlines.iter().all(|inline| match inline {
         Inline::Ref { .. } => true,
         Inline::Text(text) => text.chars().all(|c| c == ',' || c.is_whitespace()),
         _ => false,
     });
     if !only_refs {
-        return inlines.to_vec();
+        return inlines.iter().collect();
     }
     let mut out = Vec::new();
     for inline in inlines.iter().filter(|i| matches!(i, Inline::Ref { .. })) {
         if !out.is_empty() {
-            out.push(Inline::Text(", ".into()));
+            out.push(comma);
         }
-        out.push(inline.clone());
+        out.push(inline);
     }
     out
 }
 
-/// Whether `text` holds `___` (the man-page markers use it); a byte scan, far cheaper than a
-/// substring search on every comment.
+/// Whether `text` holds `___` (the man-page markers use it), with a vectorised substring search.
 fn has_triple_underscore(text: &str) -> bool {
-    let mut run = 0;
-    for &byte in text.as_bytes() {
-        run = if byte == b'_' { run + 1 } else { 0 };
-        if run == 3 {
-            return true;
-        }
-    }
-    false
+    memchr::memmem::find(text.as_bytes(), b"___").is_some()
 }
 
 fn strip_manbrief(text: &str) -> String {
@@ -545,10 +557,10 @@ fn push_lines<'a>(
 fn logical_lines(text: &str) -> Vec<&str> {
     const SPLIT_AT: &[&str] = &["code", "param", "return", "returns", "sa", "note", "warning", "deprecated", "brief"];
     let mut lines = Vec::new();
-    for line in text.lines() {
+    for line in split_lines(text) {
         let mut rest = line;
         let mut from = rest.len() - rest.trim_start().len() + 1;
-        while let Some(pos) = rest.get(from..).and_then(|r| r.find('\\')).map(|p| p + from) {
+        while let Some(pos) = rest.get(from..).and_then(|r| memchr::memchr(b'\\', r.as_bytes())).map(|p| p + from) {
             let word_end = rest[pos + 1..].find(|c: char| !is_ident_char(c)).map_or(rest.len(), |e| pos + 1 + e);
             let word = &rest[pos + 1..word_end];
             let after_space = rest[..pos].ends_with([' ', '\t']);
@@ -564,6 +576,31 @@ fn logical_lines(text: &str) -> Vec<&str> {
         lines.push(rest);
     }
     lines
+}
+
+/// The lines of `text` as `str::lines` gives them, found with a vectorised search (comments
+/// have many short lines).
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', text.as_bytes());
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let line = match ends.next() {
+            Some(end) => {
+                let line = &text[start..end];
+                start = end + 1;
+                line.strip_suffix('\r').unwrap_or(line)
+            }
+            None => {
+                let line = &text[start..];
+                start = text.len();
+                line
+            }
+        };
+        Some(line)
+    })
 }
 
 /// `\word rest` or `@word rest` at the start of a trimmed line (`/note`, a common slip, too).
@@ -623,6 +660,8 @@ fn list_marker(line: &str) -> Option<Marker> {
 /// Splits lines (a section of the comment) into blocks.
 fn parse_blocks(lines: &[Cow<str>]) -> Vec<Block> {
     let mut blocks = Vec::new();
+    // A paragraph's lines, trimmed and joined (reused).
+    let mut joined = String::new();
     let mut i = 0;
     while i < lines.len() {
         let line = &lines[i];
@@ -672,14 +711,27 @@ fn parse_blocks(lines: &[Cow<str>]) -> Vec<Block> {
             }
             i += 1;
         }
-        let text: Vec<&str> = lines[start..i].iter().map(|l| l.trim()).collect();
-        push_paragraphs(&mut blocks, parse_inlines(&text.join("\n")));
+        joined.clear();
+        for (n, line) in lines[start..i].iter().enumerate() {
+            if n > 0 {
+                joined.push('\n');
+            }
+            joined.push_str(line.trim());
+        }
+        push_paragraphs(&mut blocks, parse_inlines(&joined));
     }
     blocks
 }
 
 /// A paragraph, split where the source forces a line break (`\n`, `<br>`).
 fn push_paragraphs(blocks: &mut Vec<Block>, inlines: Vec<Inline>) {
+    if !inlines.iter().any(|inline| matches!(inline, Inline::LineBreak)) {
+        let paragraph = trim_inlines(inlines);
+        if !paragraph.is_empty() {
+            blocks.push(Block::Paragraph(paragraph));
+        }
+        return;
+    }
     let mut part = Vec::with_capacity(inlines.len());
     for inline in inlines.into_iter().chain(std::iter::once(Inline::LineBreak)) {
         if inline == Inline::LineBreak {
@@ -920,10 +972,12 @@ fn is_ident_char(c: char) -> bool {
 /// Splits a paragraph's text into inline pieces.
 pub fn parse_inlines(text: &str) -> Vec<Inline> {
     let mut out: Vec<Inline> = Vec::new();
-    let mut plain = String::new();
+    // The pending plain text; each piece gets a copy of its own size.
+    let mut plain = String::with_capacity(text.len());
     let flush = |plain: &mut String, out: &mut Vec<Inline>| {
         if !plain.is_empty() {
-            out.push(Inline::Text(std::mem::take(plain)));
+            out.push(Inline::Text(plain.as_str().into()));
+            plain.clear();
         }
     };
     let mut i = 0;
@@ -1085,15 +1139,27 @@ pub fn parse_inlines(text: &str) -> Vec<Inline> {
 /// Where the next character that may start an inline construct is (never at 0). All of them
 /// are ASCII, so the offset is a character boundary.
 fn next_special(rest: &[u8]) -> usize {
+    const STARTS: [bool; 256] = byte_set(b"\\@:`<&h");
     let mut k = 1;
     while k < rest.len() {
-        match rest[k] {
-            b'\\' | b'@' | b':' | b'`' | b'<' | b'&' => return k,
-            b'h' if rest[k..].starts_with(b"http") => return k,
-            _ => k += 1,
+        let byte = rest[k];
+        if STARTS[usize::from(byte)] && (byte != b'h' || rest[k..].starts_with(b"http")) {
+            return k;
         }
+        k += 1;
     }
     rest.len()
+}
+
+/// A table of the given bytes, for scans that test every byte.
+const fn byte_set(bytes: &[u8]) -> [bool; 256] {
+    let mut set = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        set[bytes[i] as usize] = true;
+        i += 1;
+    }
+    set
 }
 
 /// The argument of `\p word`: up to whitespace, without trailing sentence punctuation.
@@ -1147,33 +1213,44 @@ fn html_tag(text: &str) -> Option<(String, bool, usize)> {
 
 struct Rst<'a> {
     resolve: &'a dyn Fn(&str) -> Option<String>,
+    /// A paragraph's joined inline text before it is laid out in lines (reused).
+    scratch: RefCell<String>,
 }
 
-/// A rendered inline piece; `markup` pieces need word boundaries around them.
-struct Piece {
-    text: String,
-    markup: bool,
-}
+/// Characters markup may touch on its left and on its right and still be recognised.
+const RST_BEFORE_MARKUP: &str = "-:/'\"<([{";
+const RST_AFTER_MARKUP: &str = "-.,:;!?\\/'\")]}>";
 
 impl Rst<'_> {
     fn block(&self, block: &Block, indent: &str, out: &mut String) {
         match block {
             Block::Paragraph(inlines) => self.paragraph(inlines, indent, out),
             Block::List { ordered, items } => {
+                let mut marker = String::new();
+                let mut inner = String::new();
+                let mut text = String::new();
                 for (n, item) in items.iter().enumerate() {
-                    let marker = if *ordered { format!("{}. ", n + 1) } else { "- ".to_string() };
-                    let inner = format!("{indent}{}", " ".repeat(marker.len()));
-                    let mut text = String::new();
+                    marker.clear();
+                    if *ordered {
+                        let _ = write!(marker, "{}. ", n + 1);
+                    } else {
+                        marker.push_str("- ");
+                    }
+                    push_indent(&mut inner, indent, marker.len());
+                    text.clear();
                     for block in item {
                         self.block(block, &inner, &mut text);
                     }
                     separate(out);
                     let text = text.trim_end();
+                    out.push_str(indent);
                     if text.is_empty() {
-                        out.push_str(&format!("{indent}{}\n", marker.trim_end()));
+                        out.push_str(marker.trim_end());
                     } else {
-                        out.push_str(&format!("{indent}{marker}{}\n", &text[inner.len()..]));
+                        out.push_str(&marker);
+                        out.push_str(&text[inner.len()..]);
                     }
+                    out.push('\n');
                 }
             }
             Block::Code(code) => {
@@ -1188,11 +1265,12 @@ impl Rst<'_> {
                 }
                 out.push('\n');
                 for line in code.lines() {
-                    if line.is_empty() {
-                        out.push('\n');
-                    } else {
-                        out.push_str(&format!("{indent}    {line}\n"));
+                    if !line.is_empty() {
+                        out.push_str(indent);
+                        out.push_str("    ");
+                        out.push_str(line);
                     }
+                    out.push('\n');
                 }
             }
             Block::Admonition(kind, blocks) => {
@@ -1204,22 +1282,26 @@ impl Rst<'_> {
                     AdmonitionKind::Deprecated => ".. admonition:: Deprecated\n",
                 });
                 out.push('\n');
-                let inner = format!("{indent}   ");
+                let mut inner = String::new();
+                push_indent(&mut inner, indent, 3);
                 for block in blocks {
                     self.block(block, &inner, out);
                 }
             }
             Block::Table { header, rows } => {
                 separate(out);
-                out.push_str(&format!("{indent}.. list-table::\n"));
+                out.push_str(indent);
+                out.push_str(".. list-table::\n");
                 if *header {
-                    out.push_str(&format!("{indent}   :header-rows: 1\n"));
+                    out.push_str(indent);
+                    out.push_str("   :header-rows: 1\n");
                 }
                 out.push('\n');
+                let mut inner = String::new();
+                push_indent(&mut inner, indent, 7);
                 for row in rows {
                     for (k, cell) in row.iter().enumerate() {
                         let lead = if k == 0 { "* - " } else { "  - " };
-                        let inner = format!("{indent}       ");
                         let mut text = String::new();
                         let mut cell_blocks = Vec::new();
                         push_paragraphs(&mut cell_blocks, cell.clone());
@@ -1227,11 +1309,15 @@ impl Rst<'_> {
                             self.block(block, &inner, &mut text);
                         }
                         let text = text.trim_end();
+                        out.push_str(indent);
+                        out.push_str("   ");
                         if text.is_empty() {
-                            out.push_str(&format!("{indent}   {}\n", lead.trim_end()));
+                            out.push_str(lead.trim_end());
                         } else {
-                            out.push_str(&format!("{indent}   {lead}{}\n", &text[inner.len()..]));
+                            out.push_str(lead);
+                            out.push_str(&text[inner.len()..]);
                         }
+                        out.push('\n');
                         // The next cell's marker would continue a paragraph of this one.
                         if text.contains('\n') {
                             out.push('\n');
@@ -1250,23 +1336,31 @@ impl Rst<'_> {
             self.block(block, inner, &mut text);
         }
         let text = text.trim_end();
+        out.push(':');
+        out.push_str(name);
+        out.push(':');
         if text.is_empty() {
-            out.push_str(&format!(":{name}:\n"));
+            out.push('\n');
         } else if matches!(blocks.first(), Some(Block::Paragraph(_))) {
-            out.push_str(&format!(":{name}: {}\n", &text[inner.len()..]));
+            out.push(' ');
+            out.push_str(&text[inner.len()..]);
+            out.push('\n');
         } else {
-            out.push_str(&format!(":{name}:\n\n{text}\n"));
+            out.push_str("\n\n");
+            out.push_str(text);
+            out.push('\n');
         }
     }
 
-    fn paragraph(&self, inlines: &[Inline], indent: &str, out: &mut String) {
-        let text = self.inlines(inlines);
+    fn paragraph<'i>(&self, inlines: impl IntoIterator<Item = &'i Inline>, indent: &str, out: &mut String) {
+        let mut text = self.scratch.borrow_mut();
+        text.clear();
+        let (starts_with_text, ends_with_text) = self.inlines(inlines, &mut text);
         if text.trim().is_empty() {
             return;
         }
         separate(out);
-        let starts_with_text = matches!(inlines.first(), Some(Inline::Text(_)));
-        for (n, line) in text.lines().enumerate() {
+        for (n, line) in split_lines(&text).enumerate() {
             let line = line.trim();
             if line.is_empty() {
                 continue;
@@ -1279,38 +1373,86 @@ impl Rst<'_> {
             out.push('\n');
         }
         // A paragraph ending in '::' would announce a literal block.
-        if out.ends_with("::\n") && !inlines.last().is_some_and(|i| !matches!(i, Inline::Text(_))) {
+        if out.ends_with("::\n") && ends_with_text {
             let len = out.len();
             out.replace_range(len - 2..len - 1, "\\:");
         }
     }
 
-    fn inlines(&self, inlines: &[Inline]) -> String {
-        let pieces: Vec<Piece> = inlines.iter().map(|inline| self.inline(inline)).collect();
-        join_pieces(&pieces, "-:/'\"<([{", "-.,:;!?\\/'\")]}>")
+    /// Writes the inlines to `text`, adding an escaped space (which renders as nothing) where
+    /// markup would touch a character that stops docutils from recognising it. Says whether the
+    /// first inline is plain text and whether the last is (or there is none).
+    fn inlines<'i>(&self, inlines: impl IntoIterator<Item = &'i Inline>, text: &mut String) -> (bool, bool) {
+        let mut first_is_text = None;
+        let mut last_is_text = true;
+        let mut after_markup = false;
+        for inline in inlines {
+            last_is_text = matches!(inline, Inline::Text(_));
+            first_is_text.get_or_insert(last_is_text);
+            let mut start = text.len();
+            let markup = self.inline(inline, text);
+            if after_markup && text[start..].chars().next().is_some_and(|c| !allowed_next_to(c, RST_AFTER_MARKUP)) {
+                text.insert_str(start, "\\ ");
+                start += 2;
+            }
+            if markup && text[..start].chars().next_back().is_some_and(|c| !allowed_next_to(c, RST_BEFORE_MARKUP)) {
+                text.insert_str(start, "\\ ");
+            }
+            after_markup = markup;
+        }
+        (first_is_text.unwrap_or(false), last_is_text)
     }
 
-    fn inline(&self, inline: &Inline) -> Piece {
-        let markup = |text: String| Piece { text, markup: true };
+    /// Writes one inline; says whether it is markup (which needs word boundaries around it).
+    fn inline(&self, inline: &Inline, out: &mut String) -> bool {
         match inline {
-            Inline::Text(text) => Piece { text: rst_escape(text), markup: false },
-            Inline::Code(code) => rst_literal(code),
+            Inline::Text(text) => {
+                rst_escape(text, out);
+                false
+            }
+            Inline::Code(code) => rst_literal(code, out),
             Inline::Emphasis(text) | Inline::Strong(text) => {
-                let text = rst_escape(text.trim());
+                let text = text.trim();
                 if text.is_empty() {
-                    return Piece { text, markup: false };
+                    return false;
                 }
                 let mark = if matches!(inline, Inline::Strong(_)) { "**" } else { "*" };
-                markup(format!("{mark}{text}{mark}"))
+                out.push_str(mark);
+                rst_escape(text, out);
+                out.push_str(mark);
+                true
             }
             Inline::Ref { name, call } => match (self.resolve)(name) {
-                Some(target) if !target.contains('`') => markup(format!(":py:obj:`~{target}`")),
-                _ => rst_literal(&if *call { format!("{name}()") } else { name.clone() }),
+                Some(target) if !target.contains('`') => {
+                    out.push_str(":py:obj:`~");
+                    out.push_str(&target);
+                    out.push('`');
+                    true
+                }
+                _ if *call => rst_literal(&format!("{name}()"), out),
+                _ => rst_literal(name, out),
             },
-            Inline::Url(url) => markup(url.clone()),
-            Inline::LineBreak => Piece { text: "\n".into(), markup: false },
+            Inline::Url(url) => {
+                out.push_str(url);
+                true
+            }
+            Inline::LineBreak => {
+                out.push('\n');
+                false
+            }
         }
     }
+}
+
+fn allowed_next_to(c: char, allowed: &str) -> bool {
+    c.is_whitespace() || allowed.contains(c)
+}
+
+/// `indent` followed by `extra` spaces, in `buffer`.
+fn push_indent(buffer: &mut String, indent: &str, extra: usize) {
+    buffer.clear();
+    buffer.push_str(indent);
+    buffer.extend(std::iter::repeat_n(' ', extra));
 }
 
 /// Whether the last thing written is a paragraph at `indent` whose text ends with one ':'.
@@ -1323,56 +1465,46 @@ fn ends_with_colon_paragraph(out: &str, indent: &str) -> bool {
     !rest.starts_with(char::is_whitespace) && !rest.starts_with("- ") && !rst_starts_block(rest)
 }
 
-fn rst_literal(code: &str) -> Piece {
+/// Writes `code` as an inline literal; says whether it is markup (a literal that cannot be
+/// written as one is escaped text).
+fn rst_literal(code: &str, out: &mut String) -> bool {
     let code = code.trim();
-    if code.is_empty() || code.contains("``") || code.ends_with('`') || code.starts_with('`') {
-        return Piece { text: rst_escape(code), markup: false };
+    if code.is_empty() || code.starts_with('`') || code.ends_with('`') || has_double_backtick(code) {
+        rst_escape(code, out);
+        return false;
     }
-    Piece { text: format!("``{code}``"), markup: true }
+    out.push_str("``");
+    out.push_str(code);
+    out.push_str("``");
+    true
 }
 
-/// Joins pieces, adding an escaped space (which renders as nothing) where markup would touch a
-/// character that stops docutils from recognising it.
-fn join_pieces(pieces: &[Piece], allowed_before: &str, allowed_after: &str) -> String {
-    let mut out = String::with_capacity(pieces.iter().map(|p| p.text.len() + 2).sum());
-    for (n, piece) in pieces.iter().enumerate() {
-        if piece.markup {
-            if let Some(prev) = out.chars().next_back() {
-                if !(prev.is_whitespace() || allowed_before.contains(prev)) {
-                    out.push_str("\\ ");
-                }
-            }
-        }
-        out.push_str(&piece.text);
-        if piece.markup {
-            if let Some(next) = pieces.get(n + 1).and_then(|p| p.text.chars().next()) {
-                if !(next.is_whitespace() || allowed_after.contains(next)) {
-                    out.push_str("\\ ");
-                }
-            }
-        }
-    }
-    out
+fn has_double_backtick(text: &str) -> bool {
+    text.as_bytes().windows(2).any(|pair| pair == b"``")
 }
 
-fn rst_escape(text: &str) -> String {
-    if !text.contains(['\\', '*', '`', '|', '_']) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' | '*' | '`' | '|' => {
-                out.push('\\');
-                out.push(c);
-            }
+/// Writes `text` with what would be markup escaped.
+fn rst_escape(text: &str, out: &mut String) {
+    const SPECIAL: [bool; 256] = byte_set(b"\\*`|_");
+    let mut copied = 0;
+    for (i, byte) in text.bytes().enumerate() {
+        if !SPECIAL[usize::from(byte)] {
+            continue;
+        }
+        let escape = match byte {
+            b'\\' | b'*' | b'`' | b'|' => true,
             // `name_` and `name__` are references.
-            '_' if !chars.peek().is_some_and(|c| c.is_alphanumeric()) => out.push_str("\\_"),
-            _ => out.push(c),
+            b'_' => !text[i + 1..].chars().next().is_some_and(char::is_alphanumeric),
+            _ => false,
+        };
+        // All of these are ASCII, so `i` is a character boundary.
+        if escape {
+            out.push_str(&text[copied..i]);
+            out.push('\\');
+            copied = i;
         }
     }
-    out
+    out.push_str(&text[copied..]);
 }
 
 /// Whether a paragraph's first line would be read as the start of another construct (a list,
@@ -1403,6 +1535,8 @@ fn is_adornment(line: &str) -> bool {
 
 struct Markdown<'a> {
     resolve: &'a dyn Fn(&str) -> Option<String>,
+    /// A paragraph's joined inline text before it is laid out in lines (reused).
+    scratch: RefCell<String>,
 }
 
 impl Markdown<'_> {
@@ -1410,58 +1544,76 @@ impl Markdown<'_> {
         match block {
             Block::Paragraph(inlines) => self.paragraph(inlines, indent, out),
             Block::List { ordered, items } => {
+                let mut marker = String::new();
                 for (n, item) in items.iter().enumerate() {
-                    let marker = if *ordered { format!("{}. ", n + 1) } else { "- ".to_string() };
-                    self.list_item(&marker, item, indent, out);
+                    marker.clear();
+                    if *ordered {
+                        let _ = write!(marker, "{}. ", n + 1);
+                    } else {
+                        marker.push_str("- ");
+                    }
+                    self.list_item(&marker, [], item, indent, out);
                 }
             }
             Block::Code(code) => {
                 separate(out);
-                let longest = longest_run(code, '`');
-                let fence = "`".repeat(longest.max(2) + 1);
-                out.push_str(&format!("{indent}{fence}c\n"));
+                let fence = "`".repeat(longest_run(code, '`').max(2) + 1);
+                out.push_str(indent);
+                out.push_str(&fence);
+                out.push_str("c\n");
                 for line in code.lines() {
-                    if line.is_empty() {
-                        out.push('\n');
-                    } else {
-                        out.push_str(&format!("{indent}{line}\n"));
+                    if !line.is_empty() {
+                        out.push_str(indent);
+                        out.push_str(line);
                     }
+                    out.push('\n');
                 }
-                out.push_str(&format!("{indent}{fence}\n"));
+                out.push_str(indent);
+                out.push_str(&fence);
+                out.push('\n');
             }
             Block::Admonition(kind, blocks) => {
-                let label = match kind {
-                    AdmonitionKind::Note => "Note:",
-                    AdmonitionKind::Warning => "Warning:",
-                    AdmonitionKind::Deprecated => "Deprecated:",
-                };
+                let label = Inline::Strong(
+                    match kind {
+                        AdmonitionKind::Note => "Note:",
+                        AdmonitionKind::Warning => "Warning:",
+                        AdmonitionKind::Deprecated => "Deprecated:",
+                    }
+                    .into(),
+                );
+                let space = Inline::Text(" ".into());
                 let mut rest = blocks.as_slice();
-                let mut first = vec![Inline::Strong(label.into())];
-                if let Some((Block::Paragraph(inlines), tail)) = blocks.split_first() {
-                    first.push(Inline::Text(" ".into()));
-                    first.extend(inlines.iter().cloned());
-                    rest = tail;
+                match blocks.split_first() {
+                    Some((Block::Paragraph(inlines), tail)) => {
+                        self.paragraph([&label, &space].into_iter().chain(inlines), indent, out);
+                        rest = tail;
+                    }
+                    _ => self.paragraph([&label], indent, out),
                 }
-                self.paragraph(&first, indent, out);
                 for block in rest {
                     self.block(block, indent, out);
                 }
             }
             Block::Table { rows, .. } => {
                 separate(out);
+                let mut text = String::new();
                 for (n, row) in rows.iter().enumerate() {
                     out.push_str(indent);
                     out.push('|');
                     for cell in row {
-                        let pieces: Vec<Piece> = cell
-                            .iter()
-                            .map(|inline| match inline {
-                                Inline::LineBreak => Piece { text: "<br>".into(), markup: true },
-                                other => self.inline(other),
-                            })
-                            .collect();
-                        let text = join_markdown(&pieces).replace('\n', " ").replace('|', "\\|");
-                        out.push_str(&format!(" {} |", text.trim()));
+                        text.clear();
+                        for inline in cell {
+                            let start = text.len();
+                            match inline {
+                                Inline::LineBreak => text.push_str("<br>"),
+                                other => self.inline(other, &mut text),
+                            }
+                            guard_link_end(&mut text, start);
+                        }
+                        let text = text.replace('\n', " ").replace('|', "\\|");
+                        out.push(' ');
+                        out.push_str(text.trim());
+                        out.push_str(" |");
                     }
                     out.push('\n');
                     if n == 0 {
@@ -1475,79 +1627,112 @@ impl Markdown<'_> {
         }
     }
 
-    fn list_item(&self, marker: &str, item: &[Block], indent: &str, out: &mut String) {
-        let inner = format!("{indent}{}", " ".repeat(marker.len()));
+    /// A list item: `lead` (a paragraph, when not empty) and then `item`, under `marker`.
+    fn list_item<'i>(
+        &self,
+        marker: &str,
+        lead: impl IntoIterator<Item = &'i Inline>,
+        item: &[Block],
+        indent: &str,
+        out: &mut String,
+    ) {
+        let mut inner = String::new();
+        push_indent(&mut inner, indent, marker.len());
         let mut text = String::new();
+        self.paragraph(lead, &inner, &mut text);
         for block in item {
             self.block(block, &inner, &mut text);
         }
         separate(out);
         let text = text.trim_end();
+        out.push_str(indent);
         if text.is_empty() {
-            out.push_str(&format!("{indent}{}\n", marker.trim_end()));
+            out.push_str(marker.trim_end());
         } else {
-            out.push_str(&format!("{indent}{marker}{}\n", &text[inner.len()..]));
+            out.push_str(marker);
+            out.push_str(&text[inner.len()..]);
         }
+        out.push('\n');
     }
 
-    fn paragraph(&self, inlines: &[Inline], indent: &str, out: &mut String) {
-        let pieces: Vec<Piece> = inlines.iter().map(|inline| self.inline(inline)).collect();
-        let text = join_markdown(&pieces);
+    fn paragraph<'i>(&self, inlines: impl IntoIterator<Item = &'i Inline>, indent: &str, out: &mut String) {
+        let mut text = self.scratch.borrow_mut();
+        text.clear();
+        for inline in inlines {
+            let start = text.len();
+            self.inline(inline, &mut text);
+            guard_link_end(&mut text, start);
+        }
         if text.trim().is_empty() {
             return;
         }
         separate(out);
-        for line in text.lines() {
+        for line in split_lines(&text) {
             let line = line.trim();
             if line.is_empty() {
                 continue;
             }
             out.push_str(indent);
-            out.push_str(&markdown_line_start(line));
+            markdown_line_start(line, out);
             out.push('\n');
         }
     }
 
-    fn inline(&self, inline: &Inline) -> Piece {
-        let markup = |text: String| Piece { text, markup: true };
+    fn inline(&self, inline: &Inline, out: &mut String) {
         match inline {
-            Inline::Text(text) => Piece { text: markdown_escape(text), markup: false },
-            Inline::Code(code) => markup(markdown_code(code)),
+            Inline::Text(text) => markdown_escape(text, out),
+            Inline::Code(code) => markdown_code(code, out),
             Inline::Emphasis(text) | Inline::Strong(text) => {
-                let text = markdown_escape(text.trim());
                 let mark = if matches!(inline, Inline::Strong(_)) { "**" } else { "*" };
-                markup(format!("{mark}{text}{mark}"))
+                out.push_str(mark);
+                markdown_escape(text.trim(), out);
+                out.push_str(mark);
             }
             Inline::Ref { name, call } => match (self.resolve)(name) {
-                Some(target) if target == *name => markup(format!("[`{name}`]")),
-                Some(target) => markup(format!("[`{name}`]({target})")),
-                None => markup(markdown_code(&if *call { format!("{name}()") } else { name.clone() })),
+                Some(target) => {
+                    out.push_str("[`");
+                    out.push_str(name);
+                    out.push_str("`]");
+                    if target != *name {
+                        out.push('(');
+                        out.push_str(&target);
+                        out.push(')');
+                    }
+                }
+                None if *call => markdown_code(&format!("{name}()"), out),
+                None => markdown_code(name, out),
             },
-            Inline::Url(url) => markup(format!("<{url}>")),
-            Inline::LineBreak => Piece { text: "\n".into(), markup: false },
+            Inline::Url(url) => {
+                out.push('<');
+                out.push_str(url);
+                out.push('>');
+            }
+            Inline::LineBreak => out.push('\n'),
         }
     }
 }
 
-/// Joins Markdown pieces; a link followed by `(`, `[` or `:` would be read as part of the link.
-fn join_markdown(pieces: &[Piece]) -> String {
-    let mut out = String::with_capacity(pieces.iter().map(|p| p.text.len() + 1).sum());
-    for piece in pieces {
-        if out.ends_with(']') && piece.text.starts_with(['(', ':']) {
-            out.push('\\');
-        }
-        out.push_str(&piece.text);
+/// A link followed by `(`, `[` or `:` would be read as part of the link: escapes the piece
+/// written from `start` on.
+fn guard_link_end(text: &mut String, start: usize) {
+    if text[..start].ends_with(']') && text[start..].starts_with(['(', ':']) {
+        text.insert(start, '\\');
     }
-    out
 }
 
-fn markdown_code(code: &str) -> String {
+fn markdown_code(code: &str, out: &mut String) {
     let code = code.trim();
-    let ticks = "`".repeat(longest_run(code, '`') + 1);
-    if ticks.len() > 1 || code.starts_with('`') || code.ends_with('`') {
-        format!("{ticks} {code} {ticks}")
+    let ticks = longest_run(code, '`') + 1;
+    if ticks > 1 || code.starts_with('`') || code.ends_with('`') {
+        out.extend(std::iter::repeat_n('`', ticks));
+        out.push(' ');
+        out.push_str(code);
+        out.push(' ');
+        out.extend(std::iter::repeat_n('`', ticks));
     } else {
-        format!("`{code}`")
+        out.push('`');
+        out.push_str(code);
+        out.push('`');
     }
 }
 
@@ -1561,41 +1746,52 @@ fn longest_run(text: &str, c: char) -> usize {
     longest
 }
 
-fn markdown_escape(text: &str) -> String {
-    if !text.contains(['\\', '`', '*', '[', ']', '<', '>', '~', '|', '&', '_']) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut chars = text.chars().peekable();
-    let mut previous = ' ';
-    while let Some(c) = chars.next() {
-        let next = chars.peek().copied().unwrap_or(' ');
-        match c {
-            '\\' | '`' | '*' | '[' | ']' | '<' | '>' | '~' | '|' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '&' if next.is_ascii_alphanumeric() || next == '#' => out.push_str("\\&"),
-            // Inside a word `_` never starts emphasis; at a word's edge it may.
-            '_' if !(previous.is_alphanumeric() && next.is_alphanumeric()) => out.push_str("\\_"),
-            _ => out.push(c),
+/// Writes `text` with what Markdown would read as markup escaped.
+fn markdown_escape(text: &str, out: &mut String) {
+    const SPECIAL: [bool; 256] = byte_set(b"\\`*[]<>~|&_");
+    let mut copied = 0;
+    for (i, byte) in text.bytes().enumerate() {
+        if !SPECIAL[usize::from(byte)] {
+            continue;
         }
-        previous = c;
+        let escape = match byte {
+            b'\\' | b'`' | b'*' | b'[' | b']' | b'<' | b'>' | b'~' | b'|' => true,
+            b'&' => text[i + 1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '#'),
+            // Inside a word `_` never starts emphasis; at a word's edge it may.
+            b'_' => {
+                let previous = text[..i].chars().next_back().unwrap_or(' ');
+                let next = text[i + 1..].chars().next().unwrap_or(' ');
+                !(previous.is_alphanumeric() && next.is_alphanumeric())
+            }
+            _ => false,
+        };
+        // All of these are ASCII, so `i` is a character boundary.
+        if escape {
+            out.push_str(&text[copied..i]);
+            out.push('\\');
+            copied = i;
+        }
     }
-    out
+    out.push_str(&text[copied..]);
 }
 
-/// Escapes what would make a line start a heading, quote, list, rule or heading underline.
-fn markdown_line_start(line: &str) -> String {
+/// Writes `line`, escaping what would make it start a heading, quote, list, rule or heading
+/// underline.
+fn markdown_line_start(line: &str, out: &mut String) {
     let first = line.chars().next().unwrap_or(' ');
     if matches!(first, '#' | '>' | '+' | '-' | '=' | '|' | '~' | ':') || is_adornment(line) {
-        return format!("\\{line}");
+        out.push('\\');
+        out.push_str(line);
+        return;
     }
     let digits = line.bytes().take_while(u8::is_ascii_digit).count();
     if digits > 0 && line[digits..].starts_with(['.', ')']) {
-        return format!("{}\\{}", &line[..digits], &line[digits..]);
+        out.push_str(&line[..digits]);
+        out.push('\\');
+        out.push_str(&line[digits..]);
+        return;
     }
-    line.to_string()
+    out.push_str(line);
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Doc comments: the model's Doxygen rendered as Markdown, with intra-doc links only to items the
 //! generated crate defines, under the names it defines them by.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
-use ctkgen_ir::doc_render::Doc;
+use ctkgen_ir::doc_render::{split_member, Doc};
 use ctkgen_ir::Type;
 use rayon::prelude::*;
 
@@ -11,11 +11,12 @@ use crate::names::{self, Name};
 use crate::plan::{Member, Plan, RecordShape};
 
 /// The link target of every name a comment may refer to, built once per crate from the plan.
+/// Only looked up (every reference of every comment), never iterated, so hash maps.
 pub struct DocLinks {
     /// C name (function, record, enum, typedef, constant, enum constant) to its Rust path.
-    items: BTreeMap<String, String>,
+    items: HashMap<String, String>,
     /// Record name or a typedef naming the record, to the record's members: C name to Rust path.
-    members: BTreeMap<String, BTreeMap<String, String>>,
+    members: HashMap<String, HashMap<String, String>>,
 }
 
 /// A raw identifier is left unlinked (shown as code) rather than spelled `r#` in a link.
@@ -26,8 +27,8 @@ fn linkable(name: &Name) -> Option<String> {
 
 impl DocLinks {
     pub fn new(plan: &Plan) -> DocLinks {
-        let mut items = BTreeMap::new();
-        let mut members = BTreeMap::new();
+        let mut items = HashMap::new();
+        let mut members = HashMap::new();
         let mut add = |name: &str, path: Option<String>| {
             if let Some(path) = path {
                 items.insert(name.to_string(), path);
@@ -64,7 +65,7 @@ impl DocLinks {
                     }
                 }
             }
-            let fields: BTreeMap<String, String> = r
+            let fields: HashMap<String, String> = r
                 .record
                 .fields
                 .iter()
@@ -81,7 +82,7 @@ impl DocLinks {
     }
 
     fn resolve(&self, name: &str) -> Option<String> {
-        match name.split_once("::") {
+        match split_member(name) {
             None => self.items.get(name).cloned(),
             Some((record, member)) => self.members.get(record)?.get(member).cloned(),
         }

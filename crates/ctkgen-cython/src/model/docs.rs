@@ -1,28 +1,29 @@
 //! Docstrings: every doc comment of the model rendered as reStructuredText, cross references
 //! pointing (as `:py:obj:`) only at names the generated `driver` module really has.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{HashMap, HashSet};
 
-use ctkgen_ir::doc_render::Doc;
+use ctkgen_ir::doc_render::{split_member, Doc};
 
 use super::Model;
 use crate::names::{docstring, py_ident};
 
 /// The Python target of every name a comment may refer to, built once per emission from the
-/// finished views (so only what the module defines can be linked).
+/// finished views (so only what the module defines can be linked). Only looked up (every
+/// reference of every comment), never iterated, so hash maps.
 pub(super) struct DocTargets {
     /// C name (function, class, alias, enum constant, constant) to its dotted Python target.
-    names: BTreeMap<String, String>,
+    names: HashMap<String, String>,
     /// Record class or alias target to the C names of its members.
-    members: BTreeMap<String, BTreeSet<String>>,
+    members: HashMap<String, HashSet<String>>,
 }
 
 impl DocTargets {
     pub(super) fn new(model: &Model) -> DocTargets {
         let module = format!("{}.driver", model.package);
         let target = |name: &str| format!("{module}.{name}");
-        let mut names = BTreeMap::new();
-        let mut members = BTreeMap::new();
+        let mut names = HashMap::new();
+        let mut members = HashMap::new();
         for f in &model.functions {
             names.insert(f.name.clone(), target(&f.name));
         }
@@ -40,7 +41,7 @@ impl DocTargets {
             names.insert(w.class.clone(), target(&w.class));
         }
         for r in &model.records {
-            let fields: BTreeSet<String> = r.members.iter().map(|m| m.name.clone()).collect();
+            let fields: HashSet<String> = r.members.iter().map(|m| m.name.clone()).collect();
             // The tag, the class and every alias class: each is a class the module defines.
             for name in
                 std::iter::once(&r.record).chain(std::iter::once(&r.class)).chain(r.aliases.iter().map(|a| &a.0))
@@ -58,7 +59,7 @@ impl DocTargets {
 
     /// `pkg.driver.name`, or `pkg.driver.Record.member` for `Record::member`.
     fn resolve(&self, name: &str) -> Option<String> {
-        match name.split_once("::") {
+        match split_member(name) {
             None => self.names.get(name).cloned(),
             Some((head, member)) => {
                 let class = self.names.get(head)?;
