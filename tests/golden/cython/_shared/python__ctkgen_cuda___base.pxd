@@ -46,6 +46,20 @@ cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_poin
 cdef void** _keep_kernel_params(_RefRecord owner, void* slot, object value) except? NULL
 cdef size_t _foreign_address(object ptr) except? 0
 cdef object _int_of(object value, str what)
+cdef bytes _bytes_of(object value, str what, bint text)
+cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL
+cdef object _enum_value(dict members, long long value)
+cdef object _new(object cls)
+cdef int _fast_construct(type cls) except -1
+cdef object _new_handle(object cls, void* value)
+cdef object _view(object cls, void* address, object owner)
+cdef object _registered(str name)
+cdef int _scalar_init(_Scalar self, object init_value, object ptr) except -1
+cdef int _handle_init(_Handle self, object init_value, object ptr) except -1
+cdef int _record_init(_Record self, object ptr, size_t alignment, str name) except -1
+cdef object _new_scalar(object cls, long long value)
+cdef object _new_record_copy(object cls, const void* source, size_t size)
+cdef object _bytes_at(const char* data, size_t size)
 cdef long long _as_signed_checked(object value, int bits, str what) except? -1
 cdef unsigned long long _as_unsigned_checked(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF
 
@@ -74,36 +88,55 @@ cdef extern from *:
     bint ctkgen_long_value(object o, long long* out) noexcept
 
 
+cdef inline bint _scalar_value(_Scalar scalar, long long* out) noexcept:
+    """The value an integer wrapper holds, read from its storage (aligned to its size) without
+    building an int, when it fits a long long; an unsigned value beyond it takes the int path."""
+    cdef unsigned long long raw
+    cdef int unused = <int>(sizeof(unsigned long long) - scalar._pvt_size) * 8
+    if scalar._pvt_size == sizeof(unsigned long long):
+        raw = (<unsigned long long*>scalar._pvt_ptr)[0]
+    elif scalar._pvt_size == sizeof(unsigned int):
+        raw = (<unsigned int*>scalar._pvt_ptr)[0]
+    elif scalar._pvt_size == sizeof(unsigned short):
+        raw = (<unsigned short*>scalar._pvt_ptr)[0]
+    else:
+        raw = (<unsigned char*>scalar._pvt_ptr)[0]
+    if scalar._pvt_signed:
+        # Sign-extended from the wrapper's own width.
+        out[0] = (<long long>(raw << unused)) >> unused
+        return True
+    if (raw >> (sizeof(unsigned long long) * 8 - 1)) != 0:
+        return False
+    out[0] = <long long>raw
+    return True
+
+
 cdef inline long long _as_signed(object value, int bits, str what) except? -1:
     """`value` checked against the range of a signed C integer of `bits` bits."""
     cdef long long result
-    if PyLong_Check(value) and ctkgen_long_value(value, &result):
-        if bits >= <int>(sizeof(long long) * 8) or (-((<long long>1) << (bits - 1)) <= result < ((<long long>1) << (bits - 1))):
-            return result
+    cdef bint known
+    if PyLong_Check(value):
+        known = ctkgen_long_value(value, &result)
+    else:
+        known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result)
+    if known and (bits >= <int>(sizeof(long long) * 8)
+                  or -((<long long>1) << (bits - 1)) <= result < ((<long long>1) << (bits - 1))):
+        return result
     return _as_signed_checked(value, bits, what)
 
 
 cdef inline unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
     """`value` checked against the range of an unsigned C integer of `bits` bits."""
     cdef long long result
-    if PyLong_Check(value) and ctkgen_long_value(value, &result) and result >= 0:
-        if bits >= <int>(sizeof(unsigned long long) * 8) or ((<unsigned long long>result) >> bits) == 0:
-            return <unsigned long long>result
+    cdef bint known
+    if PyLong_Check(value):
+        known = ctkgen_long_value(value, &result)
+    else:
+        known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result)
+    if known and result >= 0 and (bits >= <int>(sizeof(unsigned long long) * 8)
+                                  or ((<unsigned long long>result) >> bits) == 0):
+        return <unsigned long long>result
     return _as_unsigned_checked(value, bits, what)
-cdef bytes _bytes_of(object value, str what, bint text)
-cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL
-cdef object _enum_value(dict members, long long value)
-cdef object _new(object cls)
-cdef int _fast_construct(type cls) except -1
-cdef object _new_handle(object cls, void* value)
-cdef object _view(object cls, void* address, object owner)
-cdef object _registered(str name)
-cdef int _scalar_init(_Scalar self, object init_value, object ptr) except -1
-cdef int _handle_init(_Handle self, object init_value, object ptr) except -1
-cdef int _record_init(_Record self, object ptr, size_t alignment, str name) except -1
-cdef object _new_scalar(object cls, long long value)
-cdef object _new_record_copy(object cls, const void* source, size_t size)
-cdef object _bytes_at(const char* data, size_t size)
 
 
 cdef inline void* _handle_addr(object value, str what) except? NULL:

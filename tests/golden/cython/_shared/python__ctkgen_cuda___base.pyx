@@ -207,31 +207,10 @@ cdef object _out_of_range(object value, int bits, bint signed, str what):
     return OverflowError(f"{what}: {value} does not fit in a {bits}-bit {kind} integer")
 
 
-cdef bint _scalar_value(_Scalar scalar, long long* out) noexcept:
-    """The value an integer wrapper holds, read from its storage without building an int, when
-    it fits a long long (an unsigned value beyond it takes the generic path)."""
-    cdef unsigned long long raw = 0
-    cdef int unused = <int>(sizeof(unsigned long long) - scalar._pvt_size) * 8
-    # Little-endian: the low bytes hold the value for every width.
-    memcpy(&raw, scalar._pvt_ptr, scalar._pvt_size)
-    if scalar._pvt_signed:
-        # Sign-extended from the wrapper's own width.
-        out[0] = (<long long>(raw << unused)) >> unused
-        return True
-    if (raw >> (sizeof(unsigned long long) * 8 - 1)) != 0:
-        return False
-    out[0] = <long long>raw
-    return True
-
-
 cdef long long _as_signed_checked(object value, int bits, str what) except? -1:
     """`value` checked against the range of a signed C integer of `bits` bits: any object (the
-    inline `_as_signed` of _base.pxd takes this path for all but plain in-range ints)."""
+    inline `_as_signed` of _base.pxd takes this path for all but in-range ints and wrappers)."""
     cdef long long result
-    if isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result) and (
-            bits >= <int>(sizeof(long long) * 8)
-            or -((<long long>1) << (bits - 1)) <= result < ((<long long>1) << (bits - 1))):
-        return result
     value = _int_of(value, what)
     try:
         result = value
@@ -244,12 +223,8 @@ cdef long long _as_signed_checked(object value, int bits, str what) except? -1:
 
 cdef unsigned long long _as_unsigned_checked(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
     """`value` checked against the range of an unsigned C integer of `bits` bits: any object
-    (the inline `_as_unsigned` of _base.pxd takes this path for all but plain in-range ints)."""
+    (the inline `_as_unsigned` of _base.pxd takes this path for all but in-range ints and wrappers)."""
     cdef unsigned long long result
-    cdef long long stored
-    if isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &stored) and stored >= 0 and (
-            bits >= <int>(sizeof(unsigned long long) * 8) or ((<unsigned long long>stored) >> bits) == 0):
-        return <unsigned long long>stored
     value = _int_of(value, what)
     try:
         result = value
