@@ -471,7 +471,12 @@ pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout, enumeration: &ctkg
             let cy_type = match ty {
                 Type::Primitive { name: Primitive::Bool } => PRIMITIVES
                     .iter()
-                    .find(|p| !p.is_signed_integer() && **p != Primitive::Bool && !p.is_float() && p.layout().0 == size)?
+                    .find(|p| {
+                        !p.is_signed_integer()
+                            && !matches!(p, Primitive::Bool | Primitive::Char)
+                            && !p.is_float()
+                            && p.layout().0 == size
+                    })?
                     .c_name()
                     .to_string(),
                 _ => cy_qualified(api, &ty),
@@ -534,7 +539,8 @@ pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout, enumeration: &ctkg
 /// ::NAME" in the buffer enumerator's doc.
 fn size_option(enumeration: &ctkgen_ir::Enum, name: &str) -> Option<SizeOption> {
     let doc = enumeration.constants.iter().find(|c| c.name == name)?.doc.as_deref()?;
-    let sized = after(doc, "specified via option ::", &[")", " ", "\n", "\\"])?;
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let sized = after(&doc, "specified via option ::", &[")", " ", "\n", "\\"])?;
     enumeration.constants.iter().find(|c| c.name == sized).map(|c| SizeOption {
         name: c.name.clone(),
         value: c.value.to_string(),
