@@ -18,6 +18,7 @@ fake.fake_recorded_slot.restype = ctypes.c_ulonglong
 fake.fake_recorded_first_address.restype = ctypes.c_ulonglong
 fake.fake_recorded_first_name.restype = ctypes.c_char_p
 fake.fake_recorded_value.restype = ctypes.c_size_t
+fake.fake_recorded_option.restype = ctypes.c_int
 
 def setv(data):
     fake.fake_set_value(data, ctypes.c_size_t(len(data)))
@@ -143,7 +144,8 @@ fabric = cuda.CUmemFabricHandle()
 cuda.cuMemPoolImportFromShareableHandle(fabric, H.CU_MEM_HANDLE_TYPE_FABRIC, 0)
 out["import_fabric"] = fake.fake_recorded_pointer() == fabric.getPtr()
 out["import_fd_record"] = raised(lambda: cuda.cuMemImportFromShareableHandle(fabric, H.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
-out["import_fabric_int"] = raised(lambda: cuda.cuMemImportFromShareableHandle(3, H.CU_MEM_HANDLE_TYPE_FABRIC))
+cuda.cuMemImportFromShareableHandle(fabric.getPtr(), H.CU_MEM_HANDLE_TYPE_FABRIC)
+out["import_fabric_address"] = fake.fake_recorded_pointer() == fabric.getPtr()
 
 J = cuda.CUjit_option
 log = bytearray(32)
@@ -209,7 +211,7 @@ def test_typed_values_on_the_fake_driver(package, fake_libcuda):
     assert out["export_fd"] == ["int", 42] and out["range_handle"] == ["int", 7]
     assert out["export_fabric"] == ["CUmemFabricHandle", list(range(64))]
     assert out["import_fd"] == 42 and out["import_fd_negative"] and out["import_fabric"]
-    assert out["import_fd_record"][0] == "TypeError" and out["import_fabric_int"][0] == "TypeError"
+    assert out["import_fd_record"][0] == "TypeError" and out["import_fabric_address"]
     ok, module, count, options, max_registers, wall_time, log_size, target, name, address, log = out["jit"]
     assert ok and module == 0x55 and count == 7 and options == [0, 2, 3, 4, 9, 17, 18]
     assert max_registers == 32 and wall_time == "0000c03f" and log_size == 32 and target == 90
@@ -221,3 +223,150 @@ def test_typed_values_on_the_fake_driver(package, fake_libcuda):
     assert out["jit_wide"][0] == "OverflowError" and out["jit_no_value"][0] == "TypeError"
     assert out["jit_none"] == 0
     assert out["link"] == ["CUlinkState", 0x56, 1]
+
+
+# Bytes each getter's value takes, by enumerator: the fake writes exactly this many, so neither
+# module's storage is overrun.
+WIDTHS = {
+    "CUpointer_attribute": {
+        "CONTEXT": 8, "MEMORY_TYPE": 4, "DEVICE_POINTER": 8, "HOST_POINTER": 8, "P2P_TOKENS": 16,
+        "SYNC_MEMOPS": 4, "BUFFER_ID": 8, "IS_MANAGED": 4, "DEVICE_ORDINAL": 4, "IS_LEGACY_CUDA_IPC_CAPABLE": 4,
+        "RANGE_START_ADDR": 8, "RANGE_SIZE": 8, "MAPPED": 4, "ALLOWED_HANDLE_TYPES": 4,
+        "IS_GPU_DIRECT_RDMA_CAPABLE": 4, "ACCESS_FLAGS": 4, "MEMPOOL_HANDLE": 8, "MAPPING_SIZE": 8,
+        "MAPPING_BASE_ADDR": 8, "MEMORY_BLOCK_ID": 8, "IS_HW_DECOMPRESS_CAPABLE": 4,
+    },
+    "CUmemPool_attribute": {"REUSE_FOLLOW_EVENT_DEPENDENCIES": 4, "REUSE_ALLOW_OPPORTUNISTIC": 4,
+                            "REUSE_ALLOW_INTERNAL_DEPENDENCIES": 4, "RELEASE_THRESHOLD": 8, "RESERVED_MEM_CURRENT": 8,
+                            "RESERVED_MEM_HIGH": 8, "USED_MEM_CURRENT": 8, "USED_MEM_HIGH": 8},
+    "CUgraphMem_attribute": {"USED_MEM_CURRENT": 8, "USED_MEM_HIGH": 8, "RESERVED_MEM_CURRENT": 8, "RESERVED_MEM_HIGH": 8},
+    "CUmem_range_attribute": {"READ_MOSTLY": 4, "PREFERRED_LOCATION": 4, "ACCESSED_BY": 12, "LAST_PREFETCH_LOCATION": 4,
+                              "PREFERRED_LOCATION_TYPE": 4, "PREFERRED_LOCATION_ID": 4,
+                              "LAST_PREFETCH_LOCATION_TYPE": 4, "LAST_PREFETCH_LOCATION_ID": 4},
+    "CUcoredumpSettings": {"ENABLE_ON_EXCEPTION": 1, "TRIGGER_HOST": 1, "LIGHTWEIGHT": 1, "ENABLE_USER_TRIGGER": 1,
+                           "FILE": 8, "PIPE": 8, "GENERATION_FLAGS": 4},
+    "CUmemAllocationHandleType": {"NONE": 4, "POSIX_FILE_DESCRIPTOR": 4, "WIN32": 8, "WIN32_KMT": 4, "FABRIC": 64},
+}
+
+BOTH = COMMON + r'''
+import ctkgen_cuda.driver as ours
+import cuda.bindings.driver as official
+WIDTHS = json.loads(os.environ["WIDTHS"])
+PREFIX = {"CUpointer_attribute": "CU_POINTER_ATTRIBUTE_", "CUmemPool_attribute": "CU_MEMPOOL_ATTR_",
+          "CUgraphMem_attribute": "CU_GRAPH_MEM_ATTR_", "CUmem_range_attribute": "CU_MEM_RANGE_ATTRIBUTE_",
+          "CUcoredumpSettings": "CU_COREDUMP_", "CUmemAllocationHandleType": "CU_MEM_HANDLE_TYPE_"}
+CALLS = {
+    "CUpointer_attribute": lambda m, a, w: m.cuPointerGetAttribute(a, 0x1000),
+    "CUmemPool_attribute": lambda m, a, w: m.cuMemPoolGetAttribute(m.CUmemoryPool(0x77), a),
+    "CUgraphMem_attribute": lambda m, a, w: m.cuDeviceGetGraphMemAttribute(0, a),
+    "CUmem_range_attribute": lambda m, a, w: m.cuMemRangeGetAttribute(w, a, 0x1000, 64),
+    "CUcoredumpSettings": lambda m, a, w: m.cuCoredumpGetAttribute(a),
+    "CUmemAllocationHandleType": lambda m, a, w: m.cuMemExportToShareableHandle(m.CUmemGenericAllocationHandle(1), a, 0),
+}
+
+def both(call):
+    """[ours, official]: each the described result, or the error."""
+    results = []
+    for module in (ours, official):
+        try:
+            err, value = call(module)[:2]
+            results.append(["ok" if int(err) == 0 else int(err), described(value)])
+        except Exception as error:  # noqa: BLE001
+            results.append([type(error).__name__, str(error)])
+    return results
+
+out = {"getters": {}}
+for enum, widths in WIDTHS.items():
+    for short, width in widths.items():
+        name = PREFIX[enum] + short
+        if not hasattr(getattr(official, enum), name):
+            continue
+        pattern = b"core\0\0\0\0" if short in ("FILE", "PIPE") else bytes(0x11 + i for i in range(width))
+        setv(pattern)
+        out["getters"][name] = both(lambda m: CALLS[enum](m, getattr(getattr(m, enum), name), width))
+
+setv(bytes(4))
+def recorded(call, n):
+    rows = []
+    for module in (ours, official):
+        call(module)
+        rows.append([fake.fake_recorded_size(), got(n).hex()])
+    return rows
+out["setters"] = {
+    "pointer SYNC_MEMOPS": recorded(lambda m: m.cuPointerSetAttribute(1, m.CUpointer_attribute.CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, 0), 4),
+    "pool REUSE": recorded(lambda m: m.cuMemPoolSetAttribute(m.CUmemoryPool(1), m.CUmemPool_attribute.CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, 1), 4),
+}
+setv(bytes(8))
+out["setters"]["pool RELEASE_THRESHOLD"] = recorded(lambda m: m.cuMemPoolSetAttribute(m.CUmemoryPool(1), m.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, m.cuuint64_t(2**40 + 1)), 8)
+out["setters"]["graph mem"] = recorded(lambda m: m.cuDeviceSetGraphMemAttribute(0, m.CUgraphMem_attribute.CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, m.cuuint64_t(0)), 8)
+out["setters"]["coredump FILE"] = recorded(lambda m: m.cuCoredumpSetAttribute(m.CUcoredumpSettings.CU_COREDUMP_FILE, b"/tmp/core"), 9)
+out["setters"]["coredump ENABLE_ON_EXCEPTION"] = recorded(lambda m: m.cuCoredumpSetAttributeGlobal(m.CUcoredumpSettings.CU_COREDUMP_ENABLE_ON_EXCEPTION, True), 1)
+
+imports = {}
+for module in (ours, official):
+    module.cuMemImportFromShareableHandle(42, module.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+    fd = fake.fake_recorded_pointer()
+    fabric = module.CUmemFabricHandle()
+    module.cuMemImportFromShareableHandle(fabric.getPtr(), module.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_FABRIC)
+    imports.setdefault("fd", []).append(fd)
+    imports.setdefault("fabric is the record", []).append(fake.fake_recorded_pointer() == fabric.getPtr())
+out["imports"] = imports
+
+jit = []
+for module, log in ((ours, bytearray(32)), (official, bytearray(32))):
+    J = module.CUjit_option
+    module.cuModuleLoadDataEx(b"image", 6,
+        [J.CU_JIT_MAX_REGISTERS, J.CU_JIT_OPTIMIZATION_LEVEL, J.CU_JIT_TARGET, J.CU_JIT_INFO_LOG_BUFFER,
+         J.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, J.CU_JIT_GLOBAL_SYMBOL_NAMES],
+        [32, 3, module.CUjit_target.CU_TARGET_COMPUTE_90, log, 32, [b"foo"]])
+    jit.append([[fake.fake_recorded_option(i) for i in range(6)], [fake.fake_recorded_slot(i) for i in (0, 1, 2, 4)],
+                fake.fake_recorded_first_name(5).decode(), bytes(log).split(b"\0")[0].decode()])
+out["jit"] = jit
+# Stricter on purpose: a read-only bytes object as a log buffer, which the driver writes into.
+J = official.CUjit_option
+immutable = bytes(32)
+official.cuModuleLoadDataEx(b"image", 2, [J.CU_JIT_INFO_LOG_BUFFER, J.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES], [immutable, 32])
+out["bytes_log"] = [raised(lambda: ours.cuModuleLoadDataEx(b"image", 2, [ours.CUjit_option.CU_JIT_INFO_LOG_BUFFER,
+                                                                       ours.CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES],
+                                                             [bytes(32), 32])),
+                    immutable.split(b"\0")[0].decode()]
+out["plain_int_threshold"] = [raised(lambda: m.cuMemPoolSetAttribute(m.CUmemoryPool(1), m.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, 5)) for m in (ours, official)]
+out["bool_two"] = [raised(lambda: m.cuPointerSetAttribute(2, m.CUpointer_attribute.CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, 0)) for m in (ours, official)]
+print(json.dumps(out))
+'''
+
+
+def test_same_values_as_cuda_bindings(ctk13, fake_libcuda):
+    """Each getter and enumerator both modules support returns the same type and value; the
+    setters, imports and JIT options hand the driver the same bytes. Where cuda.bindings does not
+    support an enumerator, ours must still type it; where ours is stricter, both are asserted."""
+    import json
+    import os
+
+    from conftest import build
+
+    version = official_version(ctk13)
+    if version is None:
+        pytest.skip(f"no official cuda-bindings release pinned for {ctk13}")
+    os.environ["WIDTHS"] = json.dumps(WIDTHS)
+    out = run_both(build(ctk13), version, fake_libcuda, BOTH)
+    official_unsupported = []
+    for name, (mine, theirs) in out["getters"].items():
+        if theirs[0] == "TypeError" and "Unsupported" in theirs[1]:
+            official_unsupported.append(name)
+            assert mine[0] == "ok", (name, mine)
+            continue
+        assert mine == theirs, name
+    print(f"{ctk13}: {len(out['getters']) - len(official_unsupported)} getter enumerators compared equal; "
+          f"typed here but unsupported by cuda.bindings {version}: {', '.join(official_unsupported)}")
+    assert len(out["getters"]) - len(official_unsupported) >= 40
+    for what, (mine, theirs) in out["setters"].items():
+        assert mine == theirs, what
+    assert out["imports"] == {"fd": [42, 42], "fabric is the record": [True, True]}
+    mine, theirs = out["jit"]
+    assert mine == theirs and mine[3] == "log 3" and mine[2] == "foo"
+    # Deliberately stricter (tests/parity/exceptions.toml, [[behaviour]]).
+    assert out["bytes_log"][0][0] == "TypeError" and out["bytes_log"][1] == "log 3"
+    ours_int, official_int = out["plain_int_threshold"]
+    assert ours_int is None and official_int[0] == "AttributeError", (ours_int, official_int)
+    ours_two, official_two = out["bool_two"]
+    assert ours_two[0] == "OverflowError" and official_two is None
