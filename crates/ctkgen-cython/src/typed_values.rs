@@ -161,7 +161,8 @@ pub fn parse_c_type(api: &Api, spelling: &str) -> Option<Type> {
     let base = base.trim_start_matches("::");
     let mut ty = if base == "void" {
         Type::Void
-    } else if let Some(p) = PRIMITIVES.iter().find(|p| p.c_name() == base || (**p == Primitive::Bool && base == "bool")) {
+    } else if let Some(p) = PRIMITIVES.iter().find(|p| p.c_name() == base || (**p == Primitive::Bool && base == "bool"))
+    {
         Type::Primitive { name: *p }
     } else if api.typedef(base).is_some() || crate::types::builtin_typedef(base).is_some() {
         Type::Typedef { name: base.to_string() }
@@ -307,20 +308,19 @@ fn selector_enum<'a>(api: &'a Api, function: &Function, spec: &ValueSpec) -> Opt
     }
 }
 
+/// An enumerator's name, value, and type with where it came from (`None` where nothing says).
+pub type EnumeratorType = (String, i128, Option<(TypeSpec, Source)>);
+
 /// Types every enumerator of `enumeration`, from the data, the enumerator docs and the bullets
 /// of the functions whose values it selects (in header order); `None` where nothing says.
-pub fn enumerator_types(
-    api: &Api,
-    data: &TypedValues,
-    enumeration: &ctkgen_ir::Enum,
-) -> Vec<(String, i128, Option<(TypeSpec, Source)>)> {
+pub fn enumerator_types(api: &Api, data: &TypedValues, enumeration: &ctkgen_ir::Enum) -> Vec<EnumeratorType> {
     let docs: Vec<BTreeMap<String, String>> = api
         .functions
         .iter()
         .filter(|f| {
-            data.values.iter().any(|v| {
-                v.function == f.name && selector_enum(api, f, v).is_some_and(|e| e.name == enumeration.name)
-            })
+            data.values
+                .iter()
+                .any(|v| v.function == f.name && selector_enum(api, f, v).is_some_and(|e| e.name == enumeration.name))
         })
         .filter_map(|f| f.doc.as_deref().map(bullets))
         .collect();
@@ -349,19 +349,46 @@ pub fn enumerator_types(
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "conv", rename_all = "snake_case")]
 pub enum Conv {
-    Int { cy_type: String, range: IntRange },
-    Bool { cy_type: String },
-    Float { cy_type: String },
-    Enum { cy_type: String, range: IntRange, class: String },
-    Scalar { cy_type: String, range: IntRange, class: String },
-    Handle { class: String },
-    Record { cy_type: String, class: String },
+    Int {
+        cy_type: String,
+        range: IntRange,
+    },
+    Bool {
+        cy_type: String,
+    },
+    Float {
+        cy_type: String,
+    },
+    Enum {
+        cy_type: String,
+        range: IntRange,
+        class: String,
+    },
+    Scalar {
+        cy_type: String,
+        range: IntRange,
+        class: String,
+    },
+    Handle {
+        class: String,
+    },
+    Record {
+        cy_type: String,
+        class: String,
+    },
     Address,
-    Text { len: u64 },
-    IntList { cy_type: String, range: IntRange },
+    Text {
+        len: u64,
+    },
+    IntList {
+        cy_type: String,
+        range: IntRange,
+    },
     /// A writable buffer the callee fills; `size_option` is the enumerator whose value says how
     /// much it may write.
-    Buffer { size_option: Option<SizeOption> },
+    Buffer {
+        size_option: Option<SizeOption>,
+    },
     StrList,
     AddressList,
     Nothing,
@@ -379,9 +406,10 @@ impl Conv {
     /// The Python class the conversion needs imported.
     pub fn class(&self) -> Option<&str> {
         match self {
-            Conv::Enum { class, .. } | Conv::Scalar { class, .. } | Conv::Handle { class } | Conv::Record { class, .. } => {
-                Some(class)
-            }
+            Conv::Enum { class, .. }
+            | Conv::Scalar { class, .. }
+            | Conv::Handle { class }
+            | Conv::Record { class, .. } => Some(class),
             _ => None,
         }
     }
@@ -442,7 +470,7 @@ fn is_char(api: &Api, ty: &Type) -> bool {
 }
 
 /// The conversion of one enumerator's type, in `layout`; `None` when the binding cannot carry it.
-pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout, enumeration: &ctkgen_ir::Enum) -> Option<(Conv, u64)> {
+pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout) -> Option<(Conv, u64)> {
     let pointer = Primitive::UnsignedLong.layout().0;
     let scalar = |ty: &Type| -> Option<(Conv, u64)> {
         let size = size_of(api, ty)?;
@@ -462,7 +490,9 @@ pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout, enumeration: &ctkg
     let found = match spec {
         TypeSpec::Refused => return None,
         TypeSpec::Nothing => (layout == Layout::Slots).then_some((Conv::Nothing, pointer))?,
-        TypeSpec::Text(len) => (matches!(layout, Layout::One | Layout::Pointers)).then_some((Conv::Text { len: *len }, *len))?,
+        TypeSpec::Text(len) => {
+            (matches!(layout, Layout::One | Layout::Pointers)).then_some((Conv::Text { len: *len }, *len))?
+        }
         TypeSpec::Bool(c) => {
             let ty = parse_c_type(api, c)?;
             int_range(api, &ty)?;
@@ -486,9 +516,8 @@ pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout, enumeration: &ctkg
         TypeSpec::List(c) => {
             let ty = parse_c_type(api, c)?;
             let range = int_range(api, &ty)?;
-            (layout != Layout::Slots && layout != Layout::Handle).then(|| {
-                (Conv::IntList { cy_type: cy_qualified(api, &ty), range }, size_of(api, &ty).unwrap_or(1))
-            })?
+            (layout != Layout::Slots && layout != Layout::Handle)
+                .then(|| (Conv::IntList { cy_type: cy_qualified(api, &ty), range }, size_of(api, &ty).unwrap_or(1)))?
         }
         TypeSpec::C(c) => {
             let ty = parse_c_type(api, c)?;
@@ -497,9 +526,7 @@ pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout, enumeration: &ctkg
                 // are buffers and lists the binding keeps alive for the call.
                 if let Type::Pointer { pointee, pointee_const } = &ty {
                     match api.resolve(pointee) {
-                        p if is_char(api, p) && !pointee_const => {
-                            (Conv::Buffer { size_option: None }, pointer)
-                        }
+                        p if is_char(api, p) && !pointee_const => (Conv::Buffer { size_option: None }, pointer),
                         Type::Pointer { pointee: inner, pointee_const: true } if is_char(api, inner) => {
                             (Conv::StrList, pointer)
                         }
@@ -531,7 +558,6 @@ pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout, enumeration: &ctkg
             }
         }
     };
-    let _ = enumeration;
     Some(found)
 }
 
@@ -553,14 +579,14 @@ fn size_option(enumeration: &ctkgen_ir::Enum, name: &str) -> Option<SizeOption> 
 pub fn typed_view(api: &Api, data: &TypedValues, function: &Function, spec: &ValueSpec) -> Option<TypedView> {
     let enumeration = selector_enum(api, function, spec)?;
     let size_param = spec.size.as_ref().and_then(|s| function.params.iter().find(|p| &p.name == s));
-    let size_hidden = size_param.is_some_and(|p| matches!(api.resolve(&p.ty), Type::Pointer { .. }))
-        && spec.layout == Layout::One;
+    let size_hidden =
+        size_param.is_some_and(|p| matches!(api.resolve(&p.ty), Type::Pointer { .. })) && spec.layout == Layout::One;
     let size_list = size_param.is_some_and(|p| matches!(api.resolve(&p.ty), Type::Pointer { .. }))
         && spec.layout == Layout::Pointers;
     let mut cases = Vec::new();
     let mut refused = Vec::new();
     for (name, value, found) in enumerator_types(api, data, enumeration) {
-        let conv = found.and_then(|(t, _)| conversion(api, &t, spec.layout, enumeration));
+        let conv = found.and_then(|(t, _)| conversion(api, &t, spec.layout));
         match conv {
             // A list fills the size the caller gives; without one it has no length.
             Some((Conv::IntList { .. }, _)) if size_param.is_none() || size_hidden => refused.push(name),
@@ -668,7 +694,7 @@ pub fn audit(api: &Api, data: &TypedValues) -> Audit {
             match found {
                 None => audit.untyped.push(format!("{}: {name}", spec.function)),
                 Some((TypeSpec::Refused, _)) => {}
-                Some((t, _)) => match conversion(api, &t, spec.layout, enumeration) {
+                Some((t, _)) => match conversion(api, &t, spec.layout) {
                     Some(_) => carried += 1,
                     None => audit.uncarried.push(format!("{}: {name} ({t:?})", spec.function)),
                 },
@@ -701,10 +727,7 @@ mod tests {
         assert_eq!(type_from_bullet(&b["A_CTX"]), Some(TypeSpec::C("Ctx".into())));
         assert_eq!(type_from_bullet(&b["A_FLAG"]), Some(TypeSpec::Bool("int".into())));
         assert_eq!(type_from_bullet(&b["A_ID"]), Some(TypeSpec::C("unsigned long long".into())));
-        assert_eq!(
-            type_from_bullet("String of up to 1023 characters that defines"),
-            Some(TypeSpec::Text(1024))
-        );
+        assert_eq!(type_from_bullet("String of up to 1023 characters that defines"), Some(TypeSpec::Text(1024)));
         assert_eq!(
             type_from_bullet("If set, \\p data will be interpreted as an array of 32-bit integers, and"),
             Some(TypeSpec::List("int".into()))
@@ -714,8 +737,7 @@ mod tests {
 
     /// A small model (a fixture's IR snapshot): enough for spellings of C types.
     fn fixture_api() -> Api {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/ir/functions_enums.snap");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/ir/functions_enums.snap");
         let text = std::fs::read_to_string(path).unwrap();
         Api::from_json(text.splitn(3, "---\n").nth(2).unwrap()).unwrap()
     }
@@ -734,10 +756,7 @@ mod tests {
     #[test]
     fn enumerator_phrases() {
         let api = fixture_api();
-        assert_eq!(
-            type_from_enumerator_doc(&api, "(value type = int)\nAllow reuse"),
-            Some(TypeSpec::C("int".into()))
-        );
+        assert_eq!(type_from_enumerator_doc(&api, "(value type = int)\nAllow reuse"), Some(TypeSpec::C("int".into())));
         assert_eq!(
             type_from_enumerator_doc(&api, "Max registers\\n\nOption type: unsigned int\\n\nApplies to: x"),
             Some(TypeSpec::C("unsigned int".into()))
@@ -762,6 +781,9 @@ mod tests {
         let data = TypedValues::parse(&std::fs::read_to_string(shipped).unwrap()).unwrap();
         assert!(!data.values.is_empty());
         assert!(TypedValues::parse("[types]\nX = \"text:lots\"\n").is_err());
-        assert!(TypedValues::parse("[[value]]\nfunction = \"f\"\nvalue = \"v\"\nselector = \"s\"\ndirection = \"up\"\n").is_err());
+        assert!(TypedValues::parse(
+            "[[value]]\nfunction = \"f\"\nvalue = \"v\"\nselector = \"s\"\ndirection = \"up\"\n"
+        )
+        .is_err());
     }
 }

@@ -27,5 +27,9 @@ fn every_enum_typed_value_of_every_ctk_has_a_type() {
         let enumerators: usize = found.typed.values().sum();
         eprintln!("-- {version}: {} typed functions, {enumerators} typed enumerators", found.typed.len());
     }
-    assert!(problems.is_empty(), "headers/libraries/cuda-driver.typed-values.toml is incomplete:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "headers/libraries/cuda-driver.typed-values.toml is incomplete:\n{}",
+        problems.join("\n")
+    );
 }

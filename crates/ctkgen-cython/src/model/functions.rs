@@ -101,7 +101,11 @@ pub(super) fn functions(
                         .iter()
                         .map(|c| match c.conv.class() {
                             Some(class) => format!("{} {class}", c.name),
-                            None => format!("{} {}", c.name, serde_json::to_value(&c.conv).unwrap()["conv"].as_str().unwrap_or("")),
+                            None => format!(
+                                "{} {}",
+                                c.name,
+                                serde_json::to_value(&c.conv).unwrap()["conv"].as_str().unwrap_or("")
+                            ),
                         })
                         .collect();
                     report.push(format!(
@@ -113,9 +117,9 @@ pub(super) fn functions(
                     ));
                     return typed_param_view(api, name, &param.name, ty, Some(view));
                 }
-                let hidden_size = typed.sized_by(name, &param.name).is_some_and(|s| {
-                    typed_view(api, typed, function, s).is_some_and(|v| v.size_hidden)
-                });
+                let hidden_size = typed
+                    .sized_by(name, &param.name)
+                    .is_some_and(|s| typed_view(api, typed, function, s).is_some_and(|v| v.size_hidden));
                 if hidden_size {
                     return typed_param_view(api, name, &param.name, ty, None);
                 }

@@ -174,7 +174,13 @@ pub struct ParamView {
 }
 
 /// The view of a typed value parameter (`typed_values`), or of its hidden size.
-pub(super) fn typed_param_view(api: &Api, function: &str, name: &str, ty: &Type, typed: Option<TypedView>) -> ParamView {
+pub(super) fn typed_param_view(
+    api: &Api,
+    function: &str,
+    name: &str,
+    ty: &Type,
+    typed: Option<TypedView>,
+) -> ParamView {
     let (arg_type, extra_classes, class) = match &typed {
         Some(t) => {
             let mut classes: Vec<String> = t.cases.iter().filter_map(|c| c.conv.class().map(str::to_string)).collect();

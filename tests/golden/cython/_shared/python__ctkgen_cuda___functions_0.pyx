@@ -96,3 +96,7 @@ cdef extern from *:
     object _result_3 "ctkgen_result_3"(object a0, object a1, object a2)
     object _result_4 "ctkgen_result_4"(object a0, object a1, object a2, object a3)
     object _result_5 "ctkgen_result_5"(object a0, object a1, object a2, object a3, object a4)
+cdef str _unsupported(str what, dict members, long long value):
+    """The message for a selector value that has no typed value here (bookkeeping, or unknown)."""
+    member = members.get(value)
+    return f"{what}: {member.name if member is not None else value} is not supported"
