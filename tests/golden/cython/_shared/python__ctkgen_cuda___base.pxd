@@ -62,3 +62,4 @@ cdef int _record_init(_Record self, object ptr, size_t alignment, str name) exce
 cdef object _new_scalar(object cls, long long value)
 cdef object _new_record_copy(object cls, const void* source, size_t size)
 cdef object _bytes_at(const char* data, size_t size)
+cdef str _unsupported(str what, dict members, long long value)

@@ -11,7 +11,7 @@ from cpython.tuple cimport PyTuple_CheckExact
 from cpython.sequence cimport PySequence_Fast_GET_SIZE, PySequence_Fast_GET_ITEM
 from ._base cimport (_Record, _Handle, _Scalar, _void_ptr, _kernel_params, _handle_addr, _record_addr, _enum_value, _new,
                      _new_handle, _new_scalar, _new_record_copy, _bytes_at, _aligned_block, _as_signed, _as_unsigned,
-                     _bytes_of)
+                     _bytes_of, _unsupported)
 from libc.stdlib cimport free
 
 # A call's result tuple is reused when nobody else holds the previous one (the caller unpacked
@@ -96,7 +96,3 @@ cdef extern from *:
     object _result_3 "ctkgen_result_3"(object a0, object a1, object a2)
     object _result_4 "ctkgen_result_4"(object a0, object a1, object a2, object a3)
     object _result_5 "ctkgen_result_5"(object a0, object a1, object a2, object a3, object a4)
-cdef str _unsupported(str what, dict members, long long value):
-    """The message for a selector value that has no typed value here (bookkeeping, or unknown)."""
-    member = members.get(value)
-    return f"{what}: {member.name if member is not None else value} is not supported"
