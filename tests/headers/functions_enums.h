@@ -11,9 +11,10 @@ typedef enum Result_enum {
 
 typedef enum Flags_enum {
     FLAG_NONE = 0x0,
+    /** The first flag */
     FLAG_A = 0x1,
     FLAG_B = 0x2,
-    FLAG_C = 0x4
+    FLAG_C = 0x4 /**< The last flag */
 } Flags;
 
 enum Wide {

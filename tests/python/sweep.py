@@ -360,7 +360,10 @@ class Sweep:
                 # A count or length in range of its C type that the wrapper cannot honour (a
                 # negative length, an output array too large to allocate) is refused before the
                 # call: nothing is stored, so it is no corruption; counted apart.
-                if isinstance(error, (ValueError, MemoryError)) and self.fake.fake_recorded_generic_calls() == before:
+                # A selector value that types no value here (typed values) is refused alike.
+                unsupported = isinstance(error, TypeError) and str(error).endswith("is not supported")
+                if (isinstance(error, (ValueError, MemoryError)) or unsupported) \
+                        and self.fake.fake_recorded_generic_calls() == before:
                     self.refused.append(f"{fname}({arg}) {value!r}: {type(error).__name__}")
                     return self.note("argument", f"{fname}({arg})", value, None)
                 return self.note("argument", f"{fname}({arg})", value, f"raised {type(error).__name__}: {error}")

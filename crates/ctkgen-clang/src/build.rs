@@ -523,16 +523,21 @@ impl<'tu> Builder<'tu> {
             what: format!("enum {name} with underlying type {}", def.enum_integer_type().spelling()),
         })?;
         let unsigned = !underlying.is_signed_integer() && underlying != ir::Primitive::Char;
-        let constants = def
-            .children()
-            .into_iter()
-            .filter(|c| c.kind() == CXCursor_EnumConstantDecl)
-            .map(|c| ir::EnumConstant {
+        let mut constants = Vec::new();
+        let mut previous_end = None;
+        for c in def.children().into_iter().filter(|c| c.kind() == CXCursor_EnumConstantDecl) {
+            // Only commas separate enumerators, so clang hands the comment before one constant to
+            // the uncommented ones after it too (`..._NUM_OPTIONS`): a comment that ends before
+            // the previous constant does is that constant's.
+            let earlier = |end| c.comment_range().end().offset() <= end;
+            let doc = self.doc(c).filter(|_| !previous_end.is_some_and(earlier));
+            previous_end = Some(c.extent().end().offset());
+            constants.push(ir::EnumConstant {
                 name: c.spelling(),
                 value: if unsigned { c.enum_unsigned_value() } else { c.enum_value() },
-                doc: self.doc(c),
-            })
-            .collect();
+                doc,
+            });
+        }
         self.enums.insert(
             name.clone(),
             ir::Enum { name: name.clone(), typedef_names: Vec::new(), underlying, constants, doc: self.doc(def) },

@@ -362,6 +362,10 @@ impl<'tu> Cursor<'tu> {
         let text = take_string(unsafe { clang_Cursor_getRawCommentText(self.raw) });
         (!text.is_empty()).then_some(text)
     }
+    /// Where the comment `raw_comment` returns lies in the source.
+    pub fn comment_range(self) -> Range {
+        Range(unsafe { clang_Cursor_getCommentRange(self.raw) })
+    }
     pub fn argument(self, i: u32) -> Cursor<'tu> {
         Cursor::wrap(unsafe { clang_Cursor_getArgument(self.raw, i) })
     }

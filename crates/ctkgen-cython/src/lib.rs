@@ -11,6 +11,7 @@ pub mod aliases;
 pub mod model;
 pub mod names;
 pub mod params;
+pub mod typed_values;
 pub mod types;
 
 use ctkgen_ir::{Api, LibraryConventions, OutputFile};

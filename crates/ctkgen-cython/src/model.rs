@@ -159,7 +159,7 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         |f| {
             f.params
                 .iter()
-                .filter_map(|p| p.class.clone())
+                .flat_map(|p| p.class.iter().chain(&p.extra_classes).cloned())
                 .filter(|class| Some(class) != model.result_class.as_ref())
                 .collect()
         },

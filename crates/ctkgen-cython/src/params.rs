@@ -43,6 +43,8 @@ pub enum Override {
 pub struct Overrides {
     pub params: BTreeMap<String, BTreeMap<String, Override>>,
     pub keep_gil: Vec<String>,
+    /// Values typed by an enum argument (`<library>.typed-values.toml`).
+    pub typed: crate::typed_values::TypedValues,
 }
 
 impl Overrides {
@@ -91,7 +93,12 @@ impl Overrides {
             }
             params.insert(function, parsed);
         }
-        Ok(Overrides { params, keep_gil })
+        Ok(Overrides { params, keep_gil, typed: Default::default() })
+    }
+
+    /// The same overrides with the library's typed values (`<library>.typed-values.toml`).
+    pub fn with_typed_values(self, text: &str) -> Result<Overrides, CythonEmitError> {
+        Ok(Overrides { typed: crate::typed_values::TypedValues::parse(text)?, ..self })
     }
 
     fn get(&self, function: &str, param: &str) -> Option<&Override> {

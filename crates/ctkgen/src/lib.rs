@@ -100,6 +100,10 @@ impl Workspace {
         let params = files.part("cython-params")?;
         let cython_params = ctkgen_cython::Overrides::parse(&params)
             .map_err(|source| PipelineError::Overrides { path: files.part_path("cython-params"), source })?;
+        let typed = files.part("typed-values")?;
+        let cython_params = cython_params
+            .with_typed_values(&typed)
+            .map_err(|source| PipelineError::Overrides { path: files.part_path("typed-values"), source })?;
         Ok(Library { conventions, cython_params })
     }
 

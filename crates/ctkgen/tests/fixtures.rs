@@ -172,4 +172,8 @@ fn functions_enums_and_constants() {
     let values: Vec<i128> = wide.constants.iter().map(|c| c.value).collect();
     assert_eq!(values, [-5, 0x7fff_ffff_ffff_ffff]);
     assert_eq!(api.enumeration("Result_enum").unwrap().typedef_names, ["Result"]);
+    // A comment belongs to the enumerator it precedes or trails, not to uncommented ones after it.
+    let docs: Vec<Option<&str>> =
+        api.enumeration("Flags_enum").unwrap().constants.iter().map(|c| c.doc.as_deref()).collect();
+    assert_eq!(docs, [None, Some("The first flag"), None, Some("The last flag")]);
 }

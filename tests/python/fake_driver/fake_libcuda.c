@@ -6,6 +6,7 @@
  * check how outputs, counts and lists cross the binding. Declarations are written out by hand
  * (no cuda.h) and only use types whose layout every CTK shares. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef unsigned long long fake_u64;
@@ -189,6 +190,206 @@ static int fake_stream_get_capture_info_v2(void *stream, int *status, fake_u64 *
     return cuStreamGetCaptureInfo_v3(stream, status, id, graph, deps, NULL, count);
 }
 
+/* Values typed by an enum argument. Getters write the bytes a test set with fake_set_value
+ * (never more than the size the call names, where it names one); entry i of the list getters
+ * gets its first byte increased by i. Setters and imports record the selector, the size and the
+ * bytes (as many as fake_set_value set) or the pointer they received. */
+#define FAKE_VALUE_MAX 1024
+static unsigned char fake_value[FAKE_VALUE_MAX];
+static size_t fake_value_len;
+static unsigned char fake_got[FAKE_VALUE_MAX];
+static size_t fake_got_len;
+static fake_u64 fake_got_selector, fake_got_size, fake_got_pointer;
+
+void fake_set_value(const void *bytes, size_t n) {
+    fake_value_len = n < FAKE_VALUE_MAX ? n : FAKE_VALUE_MAX;
+    memcpy(fake_value, bytes, fake_value_len);
+}
+size_t fake_recorded_value(void *out, size_t cap) {
+    size_t n = fake_got_len < cap ? fake_got_len : cap;
+    memcpy(out, fake_got, n);
+    return n;
+}
+fake_u64 fake_recorded_selector(void) { return fake_got_selector; }
+fake_u64 fake_recorded_size(void) { return fake_got_size; }
+fake_u64 fake_recorded_pointer(void) { return fake_got_pointer; }
+
+static void fake_write(void *data, size_t cap, unsigned int bump) {
+    size_t n = fake_value_len < cap ? fake_value_len : cap;
+    memcpy(data, fake_value, n);
+    if (n > 0) {
+        ((unsigned char *)data)[0] += (unsigned char)bump;
+    }
+}
+static void fake_read(fake_u64 selector, const void *value, size_t n) {
+    fake_got_selector = selector;
+    fake_got_pointer = (fake_u64)(size_t)value;
+    fake_got_len = n < FAKE_VALUE_MAX ? n : FAKE_VALUE_MAX;
+    if (value != NULL) {
+        memcpy(fake_got, value, fake_got_len);
+    }
+}
+
+/* cuPointerGetAttribute(void *data, CUpointer_attribute, CUdeviceptr) */
+static int fake_pointer_get(void *data, int attribute, fake_u64 ptr) {
+    (void)ptr;
+    fake_got_selector = (fake_u64)attribute;
+    fake_write(data, FAKE_VALUE_MAX, 0);
+    return 0;
+}
+/* cuPointerSetAttribute(const void *value, CUpointer_attribute, CUdeviceptr) */
+static int fake_pointer_set(const void *value, int attribute, fake_u64 ptr) {
+    (void)ptr;
+    fake_read((fake_u64)attribute, value, fake_value_len);
+    return 0;
+}
+/* cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr) */
+static int fake_pointer_get_many(unsigned int n, const int *attrs, void **data, fake_u64 ptr) {
+    (void)ptr;
+    fake_got_size = n;
+    for (unsigned int i = 0; i < n; i++) {
+        fake_got_selector = (fake_u64)attrs[i];
+        fake_write(data[i], FAKE_VALUE_MAX, i);
+    }
+    return 0;
+}
+/* cuMemPoolGetAttribute(pool, attr, void *value), cuDeviceGetGraphMemAttribute(dev, attr, value) */
+static int fake_attr_get(fake_u64 object, int attr, void *value) {
+    (void)object;
+    fake_got_selector = (fake_u64)attr;
+    fake_write(value, FAKE_VALUE_MAX, 0);
+    return 0;
+}
+/* cuMemPoolSetAttribute(pool, attr, void *value), cuDeviceSetGraphMemAttribute(dev, attr, value) */
+static int fake_attr_set(fake_u64 object, int attr, const void *value) {
+    (void)object;
+    fake_read((fake_u64)attr, value, fake_value_len);
+    return 0;
+}
+/* cuMemRangeGetAttribute(void *data, size_t dataSize, attribute, devPtr, count) */
+static int fake_range_get(void *data, size_t size, int attribute, fake_u64 ptr, size_t count) {
+    (void)ptr, (void)count;
+    fake_got_selector = (fake_u64)attribute;
+    fake_got_size = size;
+    fake_write(data, size, 0);
+    return 0;
+}
+/* cuMemRangeGetAttributes(void **data, size_t *dataSizes, attrs, size_t n, devPtr, count) */
+static int fake_range_get_many(void **data, const size_t *sizes, const int *attrs, size_t n, fake_u64 ptr,
+                               size_t count) {
+    (void)ptr, (void)count;
+    fake_got_size = n;
+    for (size_t i = 0; i < n; i++) {
+        fake_got_selector = (fake_u64)attrs[i];
+        fake_write(data[i], sizes[i], (unsigned int)i);
+    }
+    return 0;
+}
+/* cuCoredumpGetAttribute(attrib, void *value, size_t *size) and the Global variant */
+static int fake_coredump_get(int attrib, void *value, size_t *size) {
+    fake_got_selector = (fake_u64)attrib;
+    fake_got_size = *size;
+    fake_write(value, *size, 0);
+    return 0;
+}
+/* cuCoredumpSetAttribute(attrib, void *value, size_t *size) and the Global variant */
+static int fake_coredump_set(int attrib, const void *value, size_t *size) {
+    fake_got_size = *size;
+    fake_read((fake_u64)attrib, value, *size);
+    return 0;
+}
+/* cuMemExportToShareableHandle(void *out, handle, type, flags), cuMemPoolExportToShareableHandle,
+ * cuMemGetHandleForAddressRange(void *out, dptr, size, type, flags) */
+static int fake_export(void *out, fake_u64 object, int type, fake_u64 flags) {
+    (void)object, (void)flags;
+    fake_got_selector = (fake_u64)type;
+    fake_write(out, FAKE_VALUE_MAX, 0);
+    return 0;
+}
+static int fake_range_handle(void *out, fake_u64 dptr, size_t size, int type, fake_u64 flags) {
+    (void)dptr, (void)size, (void)flags;
+    fake_got_selector = (fake_u64)type;
+    fake_write(out, FAKE_VALUE_MAX, 0);
+    return 0;
+}
+/* cuMemImportFromShareableHandle(handle *out, void *osHandle, type): the handle is the pointer. */
+static int fake_import(fake_u64 *out, void *os_handle, int type) {
+    fake_got_selector = (fake_u64)type;
+    fake_got_pointer = (fake_u64)(size_t)os_handle;
+    *out = 0x99;
+    return 0;
+}
+/* cuMemPoolImportFromShareableHandle(pool *out, void *handle, type, flags) */
+static int fake_pool_import(void **out, void *handle, int type, fake_u64 flags) {
+    (void)flags;
+    fake_got_selector = (fake_u64)type;
+    fake_got_pointer = (fake_u64)(size_t)handle;
+    *out = (void *)0x98;
+    return 0;
+}
+
+/* JIT options: the options and raw slots of the last call, the first string of a list of names
+ * (options 17, 25, 27), the first address of a list (18); a log buffer (3, 5) gets "log <option>"
+ * within the size its size option (4, 6) gives. */
+#define FAKE_MAX_OPTIONS 16
+static unsigned int fake_option_count;
+static int fake_options[FAKE_MAX_OPTIONS];
+static fake_u64 fake_slots[FAKE_MAX_OPTIONS];
+static char fake_first_name[FAKE_MAX_OPTIONS][32];
+static fake_u64 fake_first_address[FAKE_MAX_OPTIONS];
+
+static void fake_jit(unsigned int n, const int *options, void **values) {
+    fake_option_count = n;
+    for (unsigned int i = 0; i < n && i < FAKE_MAX_OPTIONS; i++) {
+        fake_options[i] = options[i];
+        memcpy(&fake_slots[i], &values[i], sizeof(fake_u64));
+        fake_first_name[i][0] = 0;
+        fake_first_address[i] = 0;
+        if ((options[i] == 17 || options[i] == 25 || options[i] == 27) && values[i] != NULL) {
+            const char *const *names = values[i];
+            if (names[0] != NULL) {
+                strncpy(fake_first_name[i], names[0], sizeof fake_first_name[i] - 1);
+            }
+        }
+        if (options[i] == 18 && values[i] != NULL) {
+            fake_first_address[i] = (fake_u64)(size_t)((void **)values[i])[0];
+        }
+    }
+    for (unsigned int i = 0; i < n; i++) {
+        if (options[i] != 3 && options[i] != 5) {
+            continue;
+        }
+        for (unsigned int j = 0; j < n; j++) {
+            unsigned int size = (unsigned int)(size_t)values[j];
+            if (options[j] == options[i] + 1 && size > 0) {
+                char text[32];
+                size_t len = (size_t)snprintf(text, sizeof text, "log %d", options[i]);
+                memcpy(values[i], text, len + 1 < size ? len + 1 : size);
+            }
+        }
+    }
+}
+unsigned int fake_recorded_option_count(void) { return fake_option_count; }
+int fake_recorded_option(unsigned int i) { return fake_options[i]; }
+fake_u64 fake_recorded_slot(unsigned int i) { return fake_slots[i]; }
+const char *fake_recorded_first_name(unsigned int i) { return fake_first_name[i]; }
+fake_u64 fake_recorded_first_address(unsigned int i) { return fake_first_address[i]; }
+
+/* cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *opts, void **values) */
+static int fake_module_load_data_ex(void **module, const void *image, unsigned int n, const int *options,
+                                    void **values) {
+    (void)image;
+    fake_jit(n, options, values);
+    *module = (void *)0x55;
+    return 0;
+}
+/* cuLinkCreate(unsigned n, CUjit_option *opts, void **values, CUlinkState *state) */
+static int fake_link_create(unsigned int n, const int *options, void **values, void **state) {
+    fake_jit(n, options, values);
+    *state = (void *)0x56;
+    return 0;
+}
+
 int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 flags, int *status) {
     (void)flags;
     if (strcmp(symbol, "cuCtxGetDevice") == 0) {
@@ -215,6 +416,37 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 fl
         *pfn = (void *)fake_device_get_luid;
     } else if (strcmp(symbol, "cuStreamGetCaptureInfo") == 0) {
         *pfn = version >= 12030 ? (void *)cuStreamGetCaptureInfo_v3 : (void *)fake_stream_get_capture_info_v2;
+    } else if (strcmp(symbol, "cuPointerGetAttribute") == 0) {
+        *pfn = (void *)fake_pointer_get;
+    } else if (strcmp(symbol, "cuPointerSetAttribute") == 0) {
+        *pfn = (void *)fake_pointer_set;
+    } else if (strcmp(symbol, "cuPointerGetAttributes") == 0) {
+        *pfn = (void *)fake_pointer_get_many;
+    } else if (strcmp(symbol, "cuMemPoolGetAttribute") == 0 || strcmp(symbol, "cuDeviceGetGraphMemAttribute") == 0) {
+        *pfn = (void *)fake_attr_get;
+    } else if (strcmp(symbol, "cuMemPoolSetAttribute") == 0 || strcmp(symbol, "cuDeviceSetGraphMemAttribute") == 0) {
+        *pfn = (void *)fake_attr_set;
+    } else if (strcmp(symbol, "cuMemRangeGetAttribute") == 0) {
+        *pfn = (void *)fake_range_get;
+    } else if (strcmp(symbol, "cuMemRangeGetAttributes") == 0) {
+        *pfn = (void *)fake_range_get_many;
+    } else if (strcmp(symbol, "cuCoredumpGetAttribute") == 0 || strcmp(symbol, "cuCoredumpGetAttributeGlobal") == 0) {
+        *pfn = (void *)fake_coredump_get;
+    } else if (strcmp(symbol, "cuCoredumpSetAttribute") == 0 || strcmp(symbol, "cuCoredumpSetAttributeGlobal") == 0) {
+        *pfn = (void *)fake_coredump_set;
+    } else if (strcmp(symbol, "cuMemExportToShareableHandle") == 0 ||
+               strcmp(symbol, "cuMemPoolExportToShareableHandle") == 0) {
+        *pfn = (void *)fake_export;
+    } else if (strcmp(symbol, "cuMemGetHandleForAddressRange") == 0) {
+        *pfn = (void *)fake_range_handle;
+    } else if (strcmp(symbol, "cuMemImportFromShareableHandle") == 0) {
+        *pfn = (void *)fake_import;
+    } else if (strcmp(symbol, "cuMemPoolImportFromShareableHandle") == 0) {
+        *pfn = (void *)fake_pool_import;
+    } else if (strcmp(symbol, "cuModuleLoadDataEx") == 0) {
+        *pfn = (void *)fake_module_load_data_ex;
+    } else if (strcmp(symbol, "cuLinkCreate") == 0) {
+        *pfn = (void *)fake_link_create;
     } else {
         *pfn = (void *)fake_success;
     }

@@ -3,10 +3,11 @@
 use ctkgen_ir::{Api, Type};
 use serde::Serialize;
 
-use super::param_kind::{param_view, ParamView};
+use super::param_kind::{param_view, typed_param_view, ParamView};
 use super::RESULT_REUSE_MAX;
 use crate::names::py_ident;
 use crate::params::{classify, ParamClass, Unclassified};
+use crate::typed_values::typed_view;
 use crate::types::cy_decl;
 use crate::CythonOptions;
 
@@ -87,11 +88,43 @@ pub(super) fn functions(
             .filter(|(_, c)| matches!(c, ParamClass::InOut(_)))
             .map(|(p, _)| p.name.as_str())
             .collect();
+        let typed = &options.overrides.typed;
         let params: Vec<ParamView> = function
             .params
             .iter()
             .zip(classes)
-            .map(|(param, class)| param_view(api, &function.name, &param.name, &param.ty, class, &inout_names))
+            .map(|(param, class)| {
+                let (name, ty) = (&function.name, &param.ty);
+                if let Some(view) = typed.spec(name, &param.name).and_then(|s| typed_view(api, typed, function, s)) {
+                    let cases: Vec<String> = view
+                        .cases
+                        .iter()
+                        .map(|c| match c.conv.class() {
+                            Some(class) => format!("{} {class}", c.name),
+                            None => format!(
+                                "{} {}",
+                                c.name,
+                                serde_json::to_value(&c.conv).unwrap()["conv"].as_str().unwrap_or("")
+                            ),
+                        })
+                        .collect();
+                    report.push(format!(
+                        "{name}.{}: typed by {}: {}; refused: {}",
+                        param.name,
+                        view.selector,
+                        cases.join(", "),
+                        if view.refused.is_empty() { "none".to_string() } else { view.refused.join(", ") }
+                    ));
+                    return typed_param_view(api, name, &param.name, ty, Some(view));
+                }
+                let hidden_size = typed
+                    .sized_by(name, &param.name)
+                    .is_some_and(|s| typed_view(api, typed, function, s).is_some_and(|v| v.size_hidden));
+                if hidden_size {
+                    return typed_param_view(api, name, &param.name, ty, None);
+                }
+                param_view(api, name, &param.name, ty, class, &inout_names)
+            })
             .collect();
         let c_params: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, &py_ident(&p.name))).collect();
         let c_types: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, "")).collect();

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::names::py_ident;
 use crate::params::ParamClass;
+use crate::typed_values::{Direction, Layout, TypedView};
 use crate::types::{cy_qualified, int_range, IntRange, ValueKind};
 
 /// How one element of a list, or one in/out value, converts between Python and C.
@@ -92,6 +93,11 @@ pub enum ParamKind {
     OutBorrowed { element: Element, len: String },
     /// A value read from the argument and written back by the callee, then returned.
     InOut { element: Element, range: Option<IntRange> },
+    /// A `void *` value whose type the selector argument sets: converted by the selector's case;
+    /// an enumerator with no case is a TypeError before the call.
+    TypedValue(TypedView),
+    /// The size of a typed value passed by pointer: the binding fills it in from the case.
+    ValueSize,
 }
 
 impl ParamKind {
@@ -110,14 +116,16 @@ impl ParamKind {
                 | ParamKind::Array { .. }
                 | ParamKind::RecordArray { .. }
                 | ParamKind::KernelParams
-        )
+                | ParamKind::ValueSize
+        ) && !matches!(self, ParamKind::TypedValue(t) if t.direction == Direction::In)
     }
 
     /// Whether the wrapper allocates memory it frees after the call.
     pub fn needs_cleanup(&self) -> bool {
         matches!(
             self,
-            ParamKind::Array { .. }
+            ParamKind::TypedValue(_)
+                | ParamKind::Array { .. }
                 | ParamKind::RecordArray { .. }
                 | ParamKind::KernelParams
                 | ParamKind::OutBytes { .. }
@@ -131,6 +139,8 @@ impl ParamKind {
             ParamKind::OutBytes { .. } | ParamKind::OutString => "bytes".into(),
             ParamKind::OutArray { .. } | ParamKind::OutBorrowed { .. } => "list".into(),
             ParamKind::OutAddress => "int".into(),
+            ParamKind::TypedValue(t) if t.layout == Layout::Pointers => "list".into(),
+            ParamKind::TypedValue(_) => "Any".into(),
             _ => class.unwrap_or("int").to_string(),
         }
     }
@@ -157,6 +167,48 @@ pub struct ParamView {
     pub cleanup: bool,
     /// Its type in the stubs, for outputs.
     pub stub_type: String,
+    /// Whether its conversion runs after every other parameter's (it reads their converted values).
+    pub prepare_last: bool,
+    /// Further classes its conversion uses (the cases of a typed value).
+    pub extra_classes: Vec<String>,
+}
+
+/// The view of a typed value parameter (`typed_values`), or of its hidden size.
+pub(super) fn typed_param_view(
+    api: &Api,
+    function: &str,
+    name: &str,
+    ty: &Type,
+    typed: Option<TypedView>,
+) -> ParamView {
+    let (arg_type, extra_classes, class) = match &typed {
+        Some(t) => {
+            let mut classes: Vec<String> = t.cases.iter().filter_map(|c| c.conv.class().map(str::to_string)).collect();
+            classes.sort();
+            classes.dedup();
+            let arg = (t.direction == Direction::In).then(|| "object".to_string());
+            (arg, classes, Some(t.selector_class.clone()))
+        }
+        None => (None, Vec::new(), None),
+    };
+    let kind = match typed {
+        Some(t) => ParamKind::TypedValue(t),
+        None => ParamKind::ValueSize,
+    };
+    ParamView {
+        what: format!("{function}: {}", py_ident(name)),
+        py_name: py_ident(name),
+        arg_type,
+        c_type: cy_qualified(api, ty),
+        cy_type: cy_qualified(api, &pointee_of(api, ty)),
+        output: kind.is_output(),
+        cleanup: kind.needs_cleanup(),
+        stub_type: kind.stub_type(None),
+        prepare_last: matches!(kind, ParamKind::TypedValue(_)),
+        class,
+        extra_classes,
+        kind,
+    }
 }
 
 /// What `ty` points at, through typedefs.
@@ -282,6 +334,8 @@ pub(super) fn param_view(
         output: kind.is_output(),
         cleanup: kind.needs_cleanup(),
         stub_type: kind.stub_type(class.as_deref()),
+        prepare_last: false,
+        extra_classes: Vec::new(),
         class,
         kind,
     }
@@ -316,6 +370,21 @@ mod tests {
             ParamKind::OutArray { element, len: "n".into(), len_inout: false },
             ParamKind::OutBorrowed { element, len: "n".into() },
             ParamKind::InOut { element, range: None },
+            ParamKind::TypedValue(TypedView {
+                direction: Direction::Out,
+                layout: Layout::One,
+                selector: "s".into(),
+                selector_class: "S".into(),
+                selector_what: "f: s".into(),
+                count: None,
+                size: None,
+                size_hidden: false,
+                size_list: false,
+                cases: Vec::new(),
+                max_size: 1,
+                refused: Vec::new(),
+            }),
+            ParamKind::ValueSize,
         ];
         for kind in &all {
             match kind {
@@ -338,7 +407,9 @@ mod tests {
                 | ParamKind::OutBytes { .. }
                 | ParamKind::OutArray { .. }
                 | ParamKind::OutBorrowed { .. }
-                | ParamKind::InOut { .. } => {}
+                | ParamKind::InOut { .. }
+                | ParamKind::TypedValue(_)
+                | ParamKind::ValueSize => {}
             }
         }
         all

@@ -737,3 +737,9 @@ cdef class _Scalar:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self._value()}>"
+
+
+cdef str _unsupported(str what, dict members, long long value):
+    """The message for a selector value that has no typed value here (bookkeeping, or unknown)."""
+    member = members.get(value)
+    return f"{what}: {member.name if member is not None else value} is not supported"

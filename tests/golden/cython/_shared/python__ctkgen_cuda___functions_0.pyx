@@ -11,7 +11,7 @@ from cpython.tuple cimport PyTuple_CheckExact
 from cpython.sequence cimport PySequence_Fast_GET_SIZE, PySequence_Fast_GET_ITEM
 from ._base cimport (_Record, _Handle, _Scalar, _void_ptr, _kernel_params, _handle_addr, _record_addr, _enum_value, _new,
                      _new_handle, _new_scalar, _new_record_copy, _bytes_at, _aligned_block, _as_signed, _as_unsigned,
-                     _bytes_of)
+                     _bytes_of, _unsupported)
 from libc.stdlib cimport free
 
 # A call's result tuple is reused when nobody else holds the previous one (the caller unpacked

@@ -17,8 +17,10 @@ class Flags(_FastEnum):
     """Flags"""
     FLAG_NONE: Flags
     FLAG_A: Flags
+    """The first flag"""
     FLAG_B: Flags
     FLAG_C: Flags
+    """The last flag"""
 Flags_enum = Flags
 
 class Result(_FastEnum):

@@ -69,8 +69,10 @@ pub struct Flags_enum(pub u32);
 
 impl Flags_enum {
     pub const FLAG_NONE: Self = Self(0);
+    /// The first flag
     pub const FLAG_A: Self = Self(1);
     pub const FLAG_B: Self = Self(2);
+    /// The last flag
     pub const FLAG_C: Self = Self(4);
     /// The header's name for this value, if it has one (the first of several aliases).
     pub const fn name(self) -> ::core::option::Option<&'static str> {
