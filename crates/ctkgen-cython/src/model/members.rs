@@ -7,7 +7,7 @@ use ctkgen_ir::{Api, Field, Primitive, Type};
 use serde::Serialize;
 
 use crate::params::{Override, Overrides};
-use crate::types::{cy_qualified, int_range, value_kind, IntRange, ValueKind};
+use crate::types::{cy_qualified, int_range, record_class, value_kind, IntRange, ValueKind};
 
 /// How `repr()` prints a member, as the compatible module does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -38,6 +38,9 @@ pub struct ListMember {
     pub element_range: Option<IntRange>,
     /// The element's alignment: the array is allocated with it.
     pub element_align: u64,
+    /// For record elements: the record's own class, which every element must be an instance
+    /// of (the elements read back as `element`'s class, a typedef's subclass maybe).
+    pub element_base: String,
 }
 
 /// A `char[N]` or `unsigned char[N]` member: bytes in Python.
@@ -107,6 +110,10 @@ pub(super) fn list_members(
                 element_range: match api.resolve(&pointer.ty) {
                     Type::Pointer { pointee, .. } => int_range(api, pointee),
                     _ => None,
+                },
+                element_base: match &element {
+                    ValueKind::Record { record, .. } => api.record(record).map(record_class).unwrap_or_default(),
+                    _ => String::new(),
                 },
                 element,
                 element_cy_type,
