@@ -57,8 +57,8 @@ pub struct BytesMember {
 pub(super) fn bytes_member(api: &Api, ty: &Type) -> Option<BytesMember> {
     let Type::Array { element, len } = api.resolve(ty) else { return None };
     match api.resolve(element) {
-        Type::Primitive { name: Primitive::Char } => Some(BytesMember { len: *len, text: true, min: -128 }),
-        Type::Primitive { name: Primitive::SignedChar } => Some(BytesMember { len: *len, text: false, min: -128 }),
+        Type::Primitive { name: Primitive::Char } => Some(BytesMember { len: *len, text: true, min: i8::MIN.into() }),
+        Type::Primitive { name: Primitive::SignedChar } => Some(BytesMember { len: *len, text: false, min: i8::MIN.into() }),
         Type::Primitive { name: Primitive::UnsignedChar } => Some(BytesMember { len: *len, text: false, min: 0 }),
         _ => None,
     }

@@ -541,15 +541,7 @@ cdef class _Record:
         return <size_t>self._pvt_addr
 
     def __repr__(self):
-        lines = []
-        for name in type(self)._ctkgen_members:
-            try:
-                value = getattr(self, name)
-            except Exception as error:
-                value = f"<{type(error).__name__}: {error}>"
-            text = str(value).replace("\n", "\n    ")
-            lines.append(f"{name} : {text}")
-        return "\n".join(lines)
+        return _record_repr(self)
 
     def __copy__(self):
         # No __init__: a subclass's own constructor arguments are not needed for a copy.
@@ -668,3 +660,113 @@ cdef class _Scalar:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self._value()}>"
+
+
+cdef str _record_repr(_Record self):
+    """One `name : value` line per member, as the compatible module prints them: a nested
+    record opens an indented block, an untyped pointer is hex, an enum member is itself. The
+    pass decides each member's form (the class's `_ctkgen_repr`)."""
+    cdef list lines = []
+    cls = type(self)
+    for name, form in zip(cls._ctkgen_members, cls._ctkgen_repr):
+        try:
+            value = getattr(self, name)
+        except Exception as error:
+            lines.append(f"{name} : <{type(error).__name__}>")
+            continue
+        if form == "nested":
+            lines.append(f"{name} :" + "".join("\n    " + line for line in str(value).splitlines()))
+        elif form == "hex":
+            lines.append(f"{name} : {value:#x}")
+        elif form == "hex_bytes":
+            lines.append(f"{name} : {value.hex()}")
+        elif form == "member":
+            lines.append(f"{name} : {value!r}")
+        else:
+            lines.append(f"{name} : {value}")
+    return "\n".join(lines)
+
+
+cdef bytes _byte_values(object value, Py_ssize_t size, bint text, int low, str what):
+    """What a character-array member of `size` bytes takes: bytes, a buffer, (`text`) a str in
+    UTF-8, or a sequence of ints from `low` to 255 (a negative one is the byte of the same
+    bits); at most `size` of them."""
+    cdef bytes data
+    cdef bytearray built
+    if isinstance(value, bytes) or (text and isinstance(value, str)) or PyObject_CheckBuffer(value):
+        data = _bytes_of(value, what, text)
+    elif isinstance(value, (list, tuple)):
+        built = bytearray(len(value))
+        for i, item in enumerate(value):
+            byte = _as_signed(item, 16, what)
+            if byte < low or byte > 255:
+                raise OverflowError(f"{what}: element {i} = {item} is not a byte value ({low} to 255)")
+            built[i] = byte & 0xFF
+        data = bytes(built)
+    else:
+        raise TypeError(f"{what} takes bytes{', str' if text else ''} or a list of ints, not {type(value).__name__}")
+    if len(data) > size:
+        raise ValueError(f"{what} holds at most {size} bytes")
+    return data
+
+
+cdef class _MemberArray(_RefRecord):
+    """The C array a list member points at: owned here, kept alive by the record holding the
+    member and by the views of its elements; pointer members of those elements keep what they
+    point into alive here."""
+    _ctkgen_members = ()
+    _ctkgen_repr = ()
+    _ctkgen_size = 0
+
+
+cdef _Record _new_member_array(Py_ssize_t count, size_t size, size_t alignment):
+    """A zeroed array of `count` elements of `size` bytes."""
+    cdef _MemberArray block = _MemberArray.__new__(_MemberArray)
+    _own_block(block, count * size, alignment)
+    return block
+
+
+cdef int _keep_member_array(_RefRecord owner, void* slot, object block) except -1:
+    """Keeps `block` (or nothing, for None) alive for the list member at `slot`."""
+    cdef _RefRecord holder = <_RefRecord>_root_of(owner)
+    if holder._refs is None:
+        holder._refs = {}
+    if block is None:
+        holder._refs.pop(<size_t>slot, None)
+    else:
+        holder._refs[<size_t>slot] = block
+    return 0
+
+
+cdef object _member_array_owner(_RefRecord owner, void* slot, void* data, long long count, size_t size,
+                                Py_ssize_t* length):
+    """What the elements of the list member at `slot` live in, and (`length`) how many to read:
+    the count member's value (none when it is negative), no more than an array set here holds."""
+    cdef _RefRecord holder = <_RefRecord>_root_of(owner)
+    cdef _Record block
+    length[0] = <Py_ssize_t>count if count > 0 else 0
+    found = None if holder._refs is None else holder._refs.get(<size_t>slot)
+    if isinstance(found, _MemberArray) and (<_Record>found)._pvt_addr == data:
+        block = <_Record>found
+        if <size_t>length[0] > block._pvt_block_size // size:
+            length[0] = <Py_ssize_t>(block._pvt_block_size // size)
+        return block
+    return owner
+
+
+cdef int _adopt_refs(_RefRecord block, object source, void* dest, size_t size) except -1:
+    """A record copied into a list member's array: what its pointer members keep alive is
+    kept by the array too, at the copied members' new addresses."""
+    if not isinstance(source, _Record):
+        return 0
+    root = _root_of(source)
+    if not isinstance(root, _RefRecord) or (<_RefRecord>root)._refs is None:
+        return 0
+    cdef size_t start = <size_t>(<_Record>source)._pvt_addr
+    cdef size_t target = <size_t>dest
+    for key, kept in list((<_RefRecord>root)._refs.items()):
+        if start <= key < start + size:
+            if block._refs is None:
+                block._refs = {}
+            block._refs[key - start + target] = kept
+    return 0
