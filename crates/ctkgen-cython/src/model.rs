@@ -11,6 +11,7 @@ use crate::types::{enum_class, ValueKind};
 use crate::{CythonEmitError, CythonOptions};
 
 mod classes;
+mod compat_names;
 mod constants;
 mod docs;
 mod functions;

@@ -83,6 +83,9 @@ pub struct RecordView {
     /// The record has a pointer member, here or in a nested record, whose setter keeps the
     /// object it points into alive; only such records are garbage-collector objects.
     pub holds_refs: bool,
+    /// The name the compatible module gives this (untagged, nested) record: a module-level
+    /// alias of the class.
+    pub compat_alias: Option<String>,
     pub doc: String,
 }
 
@@ -138,6 +141,10 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
             }
         }
     }
+    let mut compat_aliases = match &options.conventions.python.anonymous_record_prefix {
+        Some(prefix) => super::compat_names::anonymous_record_aliases(api, prefix),
+        None => BTreeMap::new(),
+    };
     let mut views = Vec::new();
     for record in api.records.iter().filter(|r| r.complete && is_nameable(api, r)) {
         let over_aligned = record.is_over_aligned(PYTHON_OBJECT_ALIGNMENT);
@@ -201,6 +208,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
             members,
             aliases: aliases.remove(&record.name).unwrap_or_default(),
             holds_refs: false,
+            compat_alias: compat_aliases.remove(&record.name),
             doc: record.doc.clone().unwrap_or_default(),
         });
     }
