@@ -246,6 +246,16 @@ def case_result_tuples(d):
     return out
 
 
+def case_compat_names(d):
+    desc = d.CUDA_RESOURCE_DESC()
+    priority = d.CU_STREAM_ATTRIBUTE_PRIORITY
+    return {"nested_class": [isinstance(desc.res, d.anon_union4), isinstance(desc.res.linear, d.anon_struct9)],
+            "alias_value": [int(priority), priority == d.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PRIORITY,
+                            int(d.CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE)],
+            "enum_alias": d.CUstreamAttrID.CU_LAUNCH_ATTRIBUTE_PRIORITY == priority,
+            "as_argument": attempt(lambda: int(d.cuStreamGetAttribute(d.CUstream(0), priority)[0]))}
+
+
 # ---- the tests ----------------------------------------------------------------------------------
 
 ENUM_REPR = re.compile(r"<(\w+)\.(\w+): (-?\d+)>")
@@ -405,6 +415,14 @@ def test_result_tuples(outcomes):
     assert ours["error_name"] == ["tuple", 2, "CUresult", "bytes"]
     assert ours["success"] == [True, True]
     assert ours["nodes"] == [["CUgraphNode"] * 3, [0x10, 0x20, 0x30], 3]
+
+
+def test_names_users_reach(outcomes):
+    """Untagged nested records under the official module's names, macro-aliased enum members
+    and enum typedef aliases."""
+    ours = same(outcomes, "compat_names")
+    assert ours["nested_class"] == [True, True]
+    assert ours["alias_value"] == [8, True, 2] and ours["enum_alias"] is True
 
 
 def test_the_cases_ran_in_one_process_on_both_modules(outcomes):

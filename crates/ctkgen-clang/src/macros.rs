@@ -335,7 +335,9 @@ fn wider(a: &Type, b: &Type) -> Type {
         }
         // An enumerator in arithmetic is promoted: the result is an integer, not the enum.
         (Type::Enum { .. }, Type::Enum { .. }) => Type::Primitive { name: Primitive::Int },
-        (Type::Enum { .. }, other) | (other, Type::Enum { .. }) => wider(other, &Type::Primitive { name: Primitive::Int }),
+        (Type::Enum { .. }, other) | (other, Type::Enum { .. }) => {
+            wider(other, &Type::Primitive { name: Primitive::Int })
+        }
         (Type::Primitive { .. }, _) => b.clone(),
         _ => a.clone(),
     }

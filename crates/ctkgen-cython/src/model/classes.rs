@@ -250,9 +250,10 @@ fn mark_records_holding_refs(views: &mut [RecordView]) {
 /// The stub annotation of one element of a list member.
 fn element_stub(kind: &ValueKind) -> String {
     match kind {
-        ValueKind::Record { class, .. } | ValueKind::Handle { class } | ValueKind::Scalar { class } | ValueKind::Enum { class } => {
-            class.clone()
-        }
+        ValueKind::Record { class, .. }
+        | ValueKind::Handle { class }
+        | ValueKind::Scalar { class }
+        | ValueKind::Enum { class } => class.clone(),
         ValueKind::Float => "float".into(),
         ValueKind::Int => "int".into(),
         _ => "Any".into(),

@@ -32,7 +32,9 @@ pub(super) fn anonymous_record_aliases(api: &Api, prefix: &str) -> BTreeMap<Stri
 
 fn is_unnamed_member(api: &Api, record: &Record) -> bool {
     record.parent.as_ref().is_some_and(|path| {
-        api.record(&path.record).and_then(|p| p.fields.iter().find(|f| f.name == path.field)).is_some_and(|f| f.anonymous)
+        api.record(&path.record)
+            .and_then(|p| p.fields.iter().find(|f| f.name == path.field))
+            .is_some_and(|f| f.anonymous)
     })
 }
 
@@ -69,7 +71,11 @@ mod tests {
             RecordKind::Struct,
             16,
             4,
-            vec![member("u", "Outer__u", false), member("_anon0", "Outer___anon0", true), member("s", "Outer__s", false)],
+            vec![
+                member("u", "Outer__u", false),
+                member("_anon0", "Outer___anon0", true),
+                member("s", "Outer__s", false),
+            ],
         );
         outer.declared_end = Some(500);
         let api = Api {
@@ -96,14 +102,11 @@ mod tests {
             constants: Vec::new(),
         };
         let aliases = anonymous_record_aliases(&api, "p_");
-        let expected: BTreeMap<String, String> = [
-            ("Outer__s", "p_struct1"),
-            ("Outer__u", "p_union0"),
-            ("Outer__u__inner", "p_struct0"),
-        ]
-        .into_iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect();
+        let expected: BTreeMap<String, String> =
+            [("Outer__s", "p_struct1"), ("Outer__u", "p_union0"), ("Outer__u__inner", "p_struct0")]
+                .into_iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
         assert_eq!(aliases, expected);
     }
 }

@@ -58,7 +58,9 @@ pub(super) fn bytes_member(api: &Api, ty: &Type) -> Option<BytesMember> {
     let Type::Array { element, len } = api.resolve(ty) else { return None };
     match api.resolve(element) {
         Type::Primitive { name: Primitive::Char } => Some(BytesMember { len: *len, text: true, min: i8::MIN.into() }),
-        Type::Primitive { name: Primitive::SignedChar } => Some(BytesMember { len: *len, text: false, min: i8::MIN.into() }),
+        Type::Primitive { name: Primitive::SignedChar } => {
+            Some(BytesMember { len: *len, text: false, min: i8::MIN.into() })
+        }
         Type::Primitive { name: Primitive::UnsignedChar } => Some(BytesMember { len: *len, text: false, min: 0 }),
         _ => None,
     }
@@ -98,7 +100,8 @@ pub(super) fn list_members(
             }
         };
         let Some(count_field) = count_name.and_then(|n| fields.iter().find(|f| f.name == n)) else { continue };
-        let Some(count_range) = count_field.bit_width.is_none().then(|| int_range(api, &count_field.ty)).flatten() else {
+        let Some(count_range) = count_field.bit_width.is_none().then(|| int_range(api, &count_field.ty)).flatten()
+        else {
             continue;
         };
         out.insert(
