@@ -41,6 +41,7 @@ fn every_fixture_header_has_a_test() {
         "field_alignas",
         "functions_enums",
         "gnu_aligned",
+        "members",
         "packed",
         "packed_aligned",
         "propagate",
@@ -172,4 +173,14 @@ fn functions_enums_and_constants() {
     let values: Vec<i128> = wide.constants.iter().map(|c| c.value).collect();
     assert_eq!(values, [-5, 0x7fff_ffff_ffff_ffff]);
     assert_eq!(api.enumeration("Result_enum").unwrap().typedef_names, ["Result"]);
+}
+
+#[test]
+fn members_with_conventions() {
+    let api = load("members");
+    let batch = api.record("Batch_st").unwrap();
+    let names: Vec<&str> = batch.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["points", "numPoints", "streams", "total", "origin", "userData", "tag", "label"]);
+    // Records know where their definition ends: the point before the batch that uses it.
+    assert!(api.record("Point_st").unwrap().declared_end < batch.declared_end);
 }
