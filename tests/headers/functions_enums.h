@@ -28,6 +28,9 @@ enum Wide {
 #define MAX_NAME 256
 #define HALF 0.5f
 #define VERSION_STRING "1.2"
+/* A member's second name, and one used in arithmetic (a plain integer then). */
+#define FLAG_DEFAULT FLAG_B
+#define FLAG_AB (FLAG_A | FLAG_B)
 
 #define ctxCreate ctxCreate_v2
 

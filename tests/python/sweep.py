@@ -90,8 +90,9 @@ class Sweep:
             resolved = element
             while resolved["kind"] == "typedef" and resolved["name"] in self.typedefs:
                 resolved = self.typedefs[resolved["name"]]["ty"]
-            if resolved["kind"] == "primitive" and resolved["name"] in ("char", "signed_char"):
-                return ("chars", ty["len"])
+            if resolved["kind"] == "primitive" and resolved["name"] in ("char", "signed_char", "unsigned_char"):
+                # Bytes; plain char takes a str too, the signed ones negative byte values.
+                return ("chars", ty["len"], resolved["name"] == "char", 0 if resolved["name"] == "unsigned_char" else -128)
             inner = self.kind(element)
             return ("array", inner, ty["len"]) if inner and inner[0] not in ("chars", "array") else ("opaque",)
         return None
@@ -185,11 +186,17 @@ class Sweep:
             return [(0, lambda got: got == 0), (top, lambda got: got == top), (-1, OverflowError),
                     (top + 1, OverflowError), (1.5, TypeError), ("7", TypeError), (None, lambda got: got == 0)]
         if kind[0] == "chars":
-            n = kind[1]
+            n, text, low = kind[1], kind[2], kind[3]
             full = bytes((i * 37 + 1) % 256 if i % 3 else 0 for i in range(n))
+            pad = b"\x00" * (n - 1)
             return [(full, same(full)), (b"\xff" * n, same(b"\xff" * n)), (b"\x01" * (n + 1), ValueError),
                     (5, TypeError), (1.5, TypeError), (None, TypeError), (self.foreign, TypeError),
-                    ("7", same(b"7" + b"\x00" * (n - 1)))]
+                    ("7", same(b"7" + pad) if text else TypeError),
+                    # A list of byte values: 0 to 255, and the negative ones for signed characters.
+                    ([low, 255] + [0] * (n - 2), same(bytes([low & 0xFF, 255]) + b"\x00" * (n - 2))),
+                    ([256], OverflowError), ([low - 1], OverflowError), ([1.5], TypeError), ([0] * (n + 1), ValueError)]
+        if kind[0] == "list":
+            return self.list_values(kind[1], cls, member)
         if kind[0] == "record":
             # The class the member reads back as (a typedef's alias class, maybe): the one it takes.
             target = type(getattr(cls(), member))
@@ -226,6 +233,38 @@ class Sweep:
             return [(5, TypeError), (1.5, TypeError), (None, TypeError), (self.foreign, TypeError)]
         return []
 
+    def list_values(self, element, cls, member):
+        """A pointer member counted by a sibling: a list of elements. An int is an address the
+        caller owns (only 0 is read back here: any other would be read as an array)."""
+        empty = lambda got: got == []  # noqa: E731
+        out = [([], empty), (None, empty), (0, empty), (1.5, TypeError), ("7", TypeError), (b"7", TypeError),
+               (self.foreign, TypeError)]
+        if element is None:
+            return out
+        if element[0] == "int":
+            bits, signed = element[1], element[2]
+            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+            out += [([lo, hi, lo], lambda got, v=[lo, hi, lo]: [as_int(g) for g in got] == v),
+                    ([lo, hi + 1], OverflowError), ([lo - 1], OverflowError), ([lo, 1.5], TypeError),
+                    ([None], TypeError), ([self.foreign], TypeError)]
+        elif element[0] == "handle":
+            top = (1 << POINTER_BITS) - 1
+            out += [([top, 0], lambda got: [as_int(g) for g in got] == [top, 0]), ([0, -1], OverflowError),
+                    ([top + 1], OverflowError), (["7"], TypeError), ([self.foreign], TypeError)]
+        elif element[0] == "record":
+            target = self.registry.get(element[1]) or self.class_of_record(element[1])
+            if target is not None:
+                size = target._ctkgen_size
+                samples = []
+                for fill in (0x5A, 0x3C):
+                    sample = target()
+                    ctypes.memset(sample.getPtr(), fill, size)
+                    samples.append(sample)
+                raws = [ctypes.string_at(s.getPtr(), size) for s in samples]
+                out += [(samples, lambda got: [ctypes.string_at(g.getPtr(), size) for g in got] == raws),
+                        ([samples[0], self.foreign], TypeError), ([None], TypeError), ([5], TypeError)]
+        return out
+
     def class_of_record(self, name):
         r = self.records.get(name)
         if r and r.get("typedef_name") in self.registry:
@@ -252,6 +291,8 @@ class Sweep:
                 if kind is None:
                     self.failures.append(f"{name}.{member}: no type in the IR")
                     continue
+                if kind[0] == "pointer" and isinstance(getattr(cls(), member), list):
+                    kind = ("list", self.kind(ty["pointee"]) if ty["kind"] == "pointer" else None)
                 values = self.member_values(kind, cls, member, self.has_scalar_class(ty))
                 self.paths["member"] = self.paths.get("member", 0) + 1
                 for value, expect in values:

@@ -267,6 +267,7 @@ impl<'tu> Builder<'tu> {
             packed: false,
             fields: Vec::new(),
             explicit_alignments: Vec::new(),
+            declared_end: None,
             doc: self.doc(decl),
         };
         let Some(def) = decl.definition() else {
@@ -280,6 +281,7 @@ impl<'tu> Builder<'tu> {
         }
         let extent = def.extent();
         self.record_spans.push((extent.start().offset(), extent.end().offset(), name.clone()));
+        record.declared_end = Some(u64::from(extent.end().offset()));
 
         let mut explicit = Vec::new();
         let mut packed = false;

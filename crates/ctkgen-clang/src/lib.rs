@@ -489,7 +489,7 @@ fn assemble(model: build::ModeModel) -> ir::Api {
     let renames = macros::renames(&model.macros, &symbols);
     let per_thread_renames = macros::renames(&model.per_thread_macros, &symbols);
     let typedef_names: BTreeSet<String> = model.typedefs.iter().map(|t| t.name.clone()).collect();
-    let constants = macros::constants(&model.macros, &typedef_names);
+    let constants = macros::constants(&model.macros, &typedef_names, &model.enums);
 
     let mut functions = model.functions;
     for f in &mut functions {

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ctkgen_ir::{Constant, ConstantValue, Primitive, Type};
+use ctkgen_ir::{Constant, ConstantValue, Enum, Primitive, Type};
 
 use crate::build::{parse_integer, MacroDef};
 
@@ -33,9 +33,16 @@ pub fn renames(macros: &[MacroDef], symbols: &BTreeSet<String>) -> Vec<Rename> {
     out
 }
 
-/// Evaluates every macro that is a constant expression; others are left out.
-pub fn constants(macros: &[MacroDef], typedef_names: &BTreeSet<String>) -> Vec<Constant> {
+/// Evaluates every macro that is a constant expression; others are left out. A macro may name
+/// an enumerator of `enums` (`#define NEW_NAME OLD_ENUMERATOR`): it has the enumerator's value,
+/// typed by its enum, as C++ types it.
+pub fn constants(macros: &[MacroDef], typedef_names: &BTreeSet<String>, enums: &[Enum]) -> Vec<Constant> {
     let mut known: BTreeMap<String, (ConstantValue, Type)> = BTreeMap::new();
+    for e in enums {
+        for c in &e.constants {
+            known.insert(c.name.clone(), (ConstantValue::Int(c.value), Type::Enum { name: e.name.clone() }));
+        }
+    }
     let mut out = Vec::new();
     for m in macros {
         if m.name.starts_with('_') || m.body.is_empty() {
@@ -326,6 +333,11 @@ fn wider(a: &Type, b: &Type) -> Type {
                 b.clone()
             }
         }
+        // An enumerator in arithmetic is promoted: the result is an integer, not the enum.
+        (Type::Enum { .. }, Type::Enum { .. }) => Type::Primitive { name: Primitive::Int },
+        (Type::Enum { .. }, other) | (other, Type::Enum { .. }) => {
+            wider(other, &Type::Primitive { name: Primitive::Int })
+        }
         (Type::Primitive { .. }, _) => b.clone(),
         _ => a.clone(),
     }
@@ -338,7 +350,18 @@ mod tests {
     fn eval(body: &str, typedefs: &[&str]) -> Option<Constant> {
         let macros = vec![MacroDef { name: "X".into(), offset: 0, body: tokenize(body), doc: None }];
         let names = typedefs.iter().map(|s| s.to_string()).collect();
-        constants(&macros, &names).pop()
+        constants(&macros, &names, &[colour()]).pop()
+    }
+
+    fn colour() -> Enum {
+        let constant = |name: &str, value| ctkgen_ir::EnumConstant { name: name.into(), value, doc: None };
+        Enum {
+            name: "colour_enum".into(),
+            typedef_names: vec!["colour".into()],
+            underlying: Primitive::UnsignedInt,
+            constants: vec![constant("COLOUR_RED", 1), constant("COLOUR_BLUE", 4)],
+            doc: None,
+        }
     }
 
     fn tokenize(text: &str) -> Vec<String> {
@@ -382,6 +405,17 @@ mod tests {
         assert_eq!(eval("1ULL << 63", &[]).unwrap().value, ConstantValue::Int(1i128 << 63));
         assert_eq!(eval("~0U", &[]).unwrap().value, ConstantValue::Int(0xFFFF_FFFF));
         assert!(eval("foo(1)", &[]).is_none());
+    }
+
+    #[test]
+    fn an_enumerator_alias_has_the_enumerators_value_and_enum() {
+        let c = eval("COLOUR_BLUE", &[]).unwrap();
+        assert_eq!(c.value, ConstantValue::Int(4));
+        assert_eq!(c.ty, Type::Enum { name: "colour_enum".into() });
+        // Arithmetic promotes it to an integer.
+        let c = eval("(COLOUR_RED | COLOUR_BLUE)", &[]).unwrap();
+        assert_eq!((c.value, c.ty), (ConstantValue::Int(5), Type::Primitive { name: Primitive::Int }));
+        assert!(eval("COLOUR_GREEN", &[]).is_none());
     }
 
     #[test]

@@ -11,10 +11,12 @@ use crate::types::{enum_class, ValueKind};
 use crate::{CythonEmitError, CythonOptions};
 
 mod classes;
+mod compat_names;
 mod constants;
 mod docs;
 mod functions;
 mod guard;
+mod members;
 mod nameable;
 mod param_kind;
 mod pxd;
@@ -23,6 +25,7 @@ pub use classes::{EnumMemberView, EnumView, MemberView, RecordView, WrapperView}
 pub use constants::ConstantView;
 pub use functions::FunctionView;
 pub use guard::LayoutAssert;
+pub use members::{BytesMember, ListMember, ReprForm};
 pub use param_kind::{Element, ObjectKind, ParamKind, ParamView};
 pub use pxd::PxdItem;
 
@@ -146,6 +149,9 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
             let mut needed = Vec::new();
             for m in &r.members {
                 collect_class(&m.kind, &mut needed);
+                if let Some(list) = &m.list {
+                    collect_class(&list.element, &mut needed);
+                }
             }
             needed
         },

@@ -34,10 +34,18 @@ pub enum Override {
     /// `const T **`: the callee points it at an array it owns; `len` names the output
     /// parameter that says how many elements it holds.
     OutBorrowed { len: String },
+    /// A record's pointer member that is an array of `count` (a sibling member) elements: a
+    /// list in Python. Settles pairs the member pass cannot find from names and comments.
+    List { count: String },
+    /// A record's pointer member that is not a list, whatever its siblings are called.
+    Pointer,
+    /// A record's byte-array member that `repr()` prints as hex digits.
+    ReprHex,
 }
 
 /// Per-function parameter overrides, read from TOML tables `[function] param = "kind"` (a table
-/// named after a record marks its members: only `kernel_params` applies there), and
+/// named after a record marks its members: `kernel_params`, `list(<count member>)`, `pointer`
+/// and `repr_hex` apply there), and
 /// the top-level `keep_gil = [...]` list of functions whose wrappers do not release the GIL.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Overrides {
@@ -72,6 +80,8 @@ impl Overrides {
                     "array" => Override::Array,
                     "address" => Override::Address,
                     "kernel_params" => Override::KernelParams,
+                    "pointer" => Override::Pointer,
+                    "repr_hex" => Override::ReprHex,
                     other => {
                         let with_len = |prefix: &str| {
                             other.strip_prefix(prefix).and_then(|r| r.strip_suffix(')')).map(str::to_string)
@@ -82,6 +92,8 @@ impl Overrides {
                             Override::OutBytes { len }
                         } else if let Some(len) = with_len("out_borrowed(") {
                             Override::OutBorrowed { len }
+                        } else if let Some(count) = with_len("list(") {
+                            Override::List { count }
                         } else {
                             return Err(CythonEmitError::Overrides(format!(
                                 "{function}.{param}: unknown kind `{other}`"
@@ -108,6 +120,11 @@ impl Overrides {
     /// Whether `member` of `record` (a table named after the record) holds kernel parameters.
     pub fn is_kernel_params(&self, record: &str, member: &str) -> bool {
         self.get(record, member) == Some(&Override::KernelParams)
+    }
+
+    /// What the table named after `record` says about its `member`, if anything.
+    pub fn member(&self, record: &str, member: &str) -> Option<&Override> {
+        self.get(record, member)
     }
 }
 
@@ -472,7 +489,8 @@ fn classify_one(
         Some(Override::InOut) => return inout_class(target, "override"),
         Some(Override::In) => return input_class(target, is_char, is_void, "override"),
         Some(Override::Array) => return list_class(target, "override"),
-        None => {}
+        // Kinds for record members only: a parameter is classified as if it had none.
+        Some(Override::List { .. } | Override::Pointer | Override::ReprHex) | None => {}
     }
     let doc = facts.doc(name);
     if pointee_const {

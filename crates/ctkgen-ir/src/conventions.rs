@@ -65,6 +65,11 @@ pub struct PythonConventions {
     pub library_not_found_error: String,
     /// Exception raised when the library lacks an entry point.
     pub function_not_found_error: String,
+    /// Where the compatible module names untagged nested records `<prefix>struct<N>` and
+    /// `<prefix>union<N>`: the prefix. N counts each kind in the order the header closes them,
+    /// unnamed members included (they take a number, not a name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anonymous_record_prefix: Option<String>,
 }
 
 impl LibraryConventions {
@@ -109,6 +114,7 @@ impl LibraryConventions {
             &p.function_not_found_error,
         ]
         .into_iter()
+        .chain(&p.anonymous_record_prefix)
         .map(String::as_str)
         .collect()
     }

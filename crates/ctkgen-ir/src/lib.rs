@@ -290,6 +290,7 @@ impl Record {
             packed: false,
             fields,
             explicit_alignments: Vec::new(),
+            declared_end: None,
             doc: None,
         }
     }
@@ -330,6 +331,11 @@ pub struct Record {
     pub fields: Vec<Field>,
     /// Every explicit alignment on the record or on one of its own fields, per language mode.
     pub explicit_alignments: Vec<ExplicitAlignment>,
+    /// Byte offset of the end of the definition (its closing brace) in the header that holds
+    /// it: sorted by it, records come in the order the header closes them, an inner record
+    /// before the one that holds it. `None` for a record only declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_end: Option<u64>,
     pub doc: Option<String>,
 }
 

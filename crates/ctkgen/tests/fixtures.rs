@@ -41,6 +41,7 @@ fn every_fixture_header_has_a_test() {
         "field_alignas",
         "functions_enums",
         "gnu_aligned",
+        "members",
         "packed",
         "packed_aligned",
         "propagate",
@@ -176,4 +177,14 @@ fn functions_enums_and_constants() {
     let docs: Vec<Option<&str>> =
         api.enumeration("Flags_enum").unwrap().constants.iter().map(|c| c.doc.as_deref()).collect();
     assert_eq!(docs, [None, Some("The first flag"), None, Some("The last flag")]);
+}
+
+#[test]
+fn members_with_conventions() {
+    let api = load("members");
+    let batch = api.record("Batch_st").unwrap();
+    let names: Vec<&str> = batch.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["points", "numPoints", "streams", "total", "origin", "userData", "tag", "label"]);
+    // Records know where their definition ends: the point before the batch that uses it.
+    assert!(api.record("Point_st").unwrap().declared_end < batch.declared_end);
 }

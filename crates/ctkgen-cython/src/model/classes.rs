@@ -6,9 +6,11 @@ use ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT;
 use ctkgen_ir::{Api, Type};
 use serde::Serialize;
 
+use super::members::{bytes_member, list_members, BytesMember, ListMember, ReprForm};
 use super::nameable::is_nameable;
 use super::pxd::flattened_fields;
 use crate::names::py_ident;
+use crate::params::Override;
 use crate::types::{
     cy_qualified, enum_class, int_range, record_class, record_cy_name, scalar_primitive, typedef_base, typedef_class,
     value_kind, IntRange, TypedefClass, ValueKind,
@@ -52,6 +54,14 @@ pub struct MemberView {
     /// An integer-typedef member with a wrapper class (a device address, a fixed-width
     /// integer): None sets it to 0, as cuda.bindings does.
     pub none_is_zero: bool,
+    /// A `T *` member counted by a sibling: a list of elements in Python.
+    pub list: Option<ListMember>,
+    /// A character array: bytes in Python.
+    pub bytes: Option<BytesMember>,
+    /// How `repr()` prints the member.
+    pub repr: ReprForm,
+    /// The member's annotation in the type stubs.
+    pub stub_type: String,
     pub doc: String,
 }
 
@@ -73,6 +83,9 @@ pub struct RecordView {
     /// The record has a pointer member, here or in a nested record, whose setter keeps the
     /// object it points into alive; only such records are garbage-collector objects.
     pub holds_refs: bool,
+    /// The name the compatible module gives this (untagged, nested) record: a module-level
+    /// alias of the class.
+    pub compat_alias: Option<String>,
     pub doc: String,
 }
 
@@ -128,12 +141,36 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
             }
         }
     }
+    let mut compat_aliases = match &options.conventions.python.anonymous_record_prefix {
+        Some(prefix) => super::compat_names::anonymous_record_aliases(api, prefix),
+        None => BTreeMap::new(),
+    };
     let mut views = Vec::new();
     for record in api.records.iter().filter(|r| r.complete && is_nameable(api, r)) {
         let over_aligned = record.is_over_aligned(PYTHON_OBJECT_ALIGNMENT);
         let mut members = Vec::new();
-        for (field, _) in flattened_fields(api, record) {
+        let fields: Vec<&ctkgen_ir::Field> = flattened_fields(api, record).into_iter().map(|(f, _)| f).collect();
+        let mut lists = list_members(api, &record.name, &fields, &options.overrides);
+        for field in fields {
             let kind = value_kind(api, &field.ty);
+            let list = lists.remove(&field.name);
+            let bytes = bytes_member(api, &field.ty);
+            let void_pointer = matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void));
+            let kernel_params = options.overrides.is_kernel_params(&record.name, &field.name);
+            let repr = match (&kind, &bytes) {
+                (_, Some(_)) if options.overrides.member(&record.name, &field.name) == Some(&Override::ReprHex) => {
+                    ReprForm::HexBytes
+                }
+                (ValueKind::Record { .. }, _) => ReprForm::Nested,
+                (ValueKind::Enum { .. }, _) => ReprForm::Member,
+                _ if void_pointer && !kernel_params => ReprForm::Hex,
+                _ => ReprForm::Value,
+            };
+            let stub_type = match (&list, &bytes) {
+                (Some(list), _) => format!("list[{}]", element_stub(&list.element)),
+                (_, Some(_)) => "bytes".to_string(),
+                _ => "Any".to_string(),
+            };
             let none_is_zero = matches!(kind, ValueKind::Scalar { .. });
             let element_cy_type = match api.resolve(&field.ty) {
                 Type::Array { element, .. } => cy_qualified(api, element),
@@ -150,9 +187,13 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                     Some(width) => r.narrowed(u64::from(width)),
                     None => r,
                 }),
-                void_pointer: matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void)),
-                kernel_params: options.overrides.is_kernel_params(&record.name, &field.name),
+                void_pointer,
+                kernel_params,
                 none_is_zero,
+                list,
+                bytes,
+                repr,
+                stub_type,
                 doc: field.doc.clone().unwrap_or_default(),
             });
         }
@@ -167,6 +208,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
             members,
             aliases: aliases.remove(&record.name).unwrap_or_default(),
             holds_refs: false,
+            compat_alias: compat_aliases.remove(&record.name),
             doc: record.doc.clone().unwrap_or_default(),
         });
     }
@@ -202,6 +244,19 @@ fn mark_records_holding_refs(views: &mut [RecordView]) {
     };
     for (view, mark) in views.iter_mut().zip(marks) {
         view.holds_refs = mark;
+    }
+}
+
+/// The stub annotation of one element of a list member.
+fn element_stub(kind: &ValueKind) -> String {
+    match kind {
+        ValueKind::Record { class, .. }
+        | ValueKind::Handle { class }
+        | ValueKind::Scalar { class }
+        | ValueKind::Enum { class } => class.clone(),
+        ValueKind::Float => "float".into(),
+        ValueKind::Int => "int".into(),
+        _ => "Any".into(),
     }
 }
 

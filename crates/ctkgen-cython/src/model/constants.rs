@@ -1,6 +1,6 @@
 //! Constant macros as Python values.
 
-use ctkgen_ir::{Api, ConstantValue};
+use ctkgen_ir::{Api, ConstantValue, Type};
 use serde::Serialize;
 
 use crate::names::string_literal;
@@ -34,9 +34,24 @@ pub(super) fn constants(api: &Api) -> Vec<ConstantView> {
                     };
                     format!("{class}({wrapped})")
                 }
+                // A macro naming an enumerator (`#define NEW_NAME OLD_MEMBER`): that member, an
+                // int subclass like the plain int the macro is in C.
+                (ValueKind::Enum { class }, ConstantValue::Int(v)) => match enum_member(api, &c.ty, &c.expr, *v) {
+                    Some(member) => format!("{class}.{member}"),
+                    None => literal,
+                },
                 _ => literal,
             };
             Some(ConstantView { name: c.name.clone(), value })
         })
         .collect()
+}
+
+/// The member of the enum `ty` that a constant of value `value` is: the one its macro body
+/// names, else the first with that value.
+fn enum_member(api: &Api, ty: &Type, body: &str, value: i128) -> Option<String> {
+    let Type::Enum { name } = api.resolve(ty) else { return None };
+    let e = api.enumeration(name)?;
+    let named = e.constants.iter().find(|m| m.name == body && m.value == value);
+    named.or_else(|| e.constants.iter().find(|m| m.value == value)).map(|m| m.name.clone())
 }

@@ -62,4 +62,10 @@ cdef int _record_init(_Record self, object ptr, size_t alignment, str name) exce
 cdef object _new_scalar(object cls, long long value)
 cdef object _new_record_copy(object cls, const void* source, size_t size)
 cdef object _bytes_at(const char* data, size_t size)
-cdef str _unsupported(str what, dict members, long long value)
+cdef str _record_repr(_Record self)
+cdef bytes _byte_values(object value, Py_ssize_t size, bint text, int low, str what)
+cdef _Record _new_member_array(Py_ssize_t count, size_t size, size_t alignment)
+cdef int _keep_member_array(_RefRecord owner, void* slot, object block) except -1
+cdef object _member_array_owner(_RefRecord owner, void* slot, void* data, long long count, size_t size,
+                                Py_ssize_t* length)
+cdef int _adopt_refs(_RefRecord block, object source, void* dest, size_t size) except -1

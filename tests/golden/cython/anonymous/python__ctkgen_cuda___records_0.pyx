@@ -6,7 +6,8 @@ from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
-                     _as_unsigned, _bytes_of)
+                     _as_unsigned, _bytes_of, _byte_values, _new_member_array, _keep_member_array,
+                     _member_array_owner, _adopt_refs)
 from ._base import _class_registry
 
 
@@ -15,6 +16,7 @@ cdef class Extent(_Record):
     cdef cydriver.Extent _pvt_val
 
     _ctkgen_members = ("width", "height", )
+    _ctkgen_repr = ("value", "value", )
     _ctkgen_size = 8
     _ctkgen_align = 4
 
@@ -52,6 +54,7 @@ cdef class Resource(_RefRecord):
     cdef cydriver.Resource _pvt_val
 
     _ctkgen_members = ("kind", "res", "value", "value64", "points", )
+    _ctkgen_repr = ("value", "nested", "value", "value", "value", )
     _ctkgen_size = 152
     _ctkgen_align = 8
 
@@ -127,6 +130,7 @@ cdef class Resource__points(_Record):
     cdef cydriver.Resource__points _pvt_val
 
     _ctkgen_members = ("x", "y", )
+    _ctkgen_repr = ("value", "value", )
     _ctkgen_size = 4
     _ctkgen_align = 2
 
@@ -164,6 +168,7 @@ cdef class Resource__res(_RefRecord):
     cdef cydriver.Resource__res _pvt_val
 
     _ctkgen_members = ("array", "linear", "reserved", )
+    _ctkgen_repr = ("nested", "nested", "value", )
     _ctkgen_size = 128
     _ctkgen_align = 8
 
@@ -218,6 +223,7 @@ cdef class Resource__res__array(_RefRecord):
     cdef cydriver.Resource__res__array _pvt_val
 
     _ctkgen_members = ("handle", )
+    _ctkgen_repr = ("hex", )
     _ctkgen_size = 8
     _ctkgen_align = 8
 
@@ -245,6 +251,7 @@ cdef class Resource__res__linear(_RefRecord):
     cdef cydriver.Resource__res__linear _pvt_val
 
     _ctkgen_members = ("ptr", "size", )
+    _ctkgen_repr = ("hex", "value", )
     _ctkgen_size = 16
     _ctkgen_align = 8
 

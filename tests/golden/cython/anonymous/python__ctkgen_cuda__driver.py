@@ -7,3 +7,7 @@ from ._functions_0 import *  # noqa: F401,F403
 from .cydriver import CUDADriverNotFoundError, CUDAFunctionNotFoundError  # noqa: F401
 
 CTK_VERSION = "unknown"
+anon_struct2 = Resource__points
+anon_union0 = Resource__res
+anon_struct0 = Resource__res__array
+anon_struct1 = Resource__res__linear

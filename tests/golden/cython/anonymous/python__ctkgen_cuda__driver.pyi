@@ -67,3 +67,7 @@ class Resource__res__linear:
     def getPtr(self) -> int: ...
     ptr: Any
     size: Any
+anon_struct2 = Resource__points
+anon_union0 = Resource__res
+anon_struct0 = Resource__res__array
+anon_struct1 = Resource__res__linear

@@ -8,6 +8,8 @@ from .cydriver import CUDADriverNotFoundError, CUDAFunctionNotFoundError  # noqa
 
 CTK_VERSION = "unknown"
 DEVICE_CPU = Device(-1)
+FLAG_AB = 3
+FLAG_DEFAULT = Flags.FLAG_B
 HALF = 0.5
 MAX_NAME = 256
 PARAM_END = 0

@@ -54,6 +54,8 @@ class Ctx(_Handle):
 class Device(_Scalar):
     """Device"""
 DEVICE_CPU: Any
+FLAG_AB: Any
+FLAG_DEFAULT: Any
 HALF: Any
 MAX_NAME: Any
 PARAM_END: Any

@@ -6,7 +6,8 @@ from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
-                     _as_unsigned, _bytes_of)
+                     _as_unsigned, _bytes_of, _byte_values, _new_member_array, _keep_member_array,
+                     _member_array_owner, _adopt_refs)
 from ._base import _class_registry
 from ._types import AlignedInt as _C_AlignedInt
 
@@ -16,6 +17,7 @@ cdef class HoldsAlignedTypedef(_Record):
     cdef cydriver.HoldsAlignedTypedef _pvt_val
 
     _ctkgen_members = ("c", "value", )
+    _ctkgen_repr = ("value", "value", )
     _ctkgen_size = 32
     _ctkgen_align = 16
 
@@ -54,6 +56,7 @@ cdef class MacroAligned(_Record):
     """MacroAligned"""
 
     _ctkgen_members = ("y", )
+    _ctkgen_repr = ("value", )
     _ctkgen_size = 32
     _ctkgen_align = 32
 
@@ -80,6 +83,7 @@ cdef class StructAligned(_Record):
     """StructAligned"""
 
     _ctkgen_members = ("x", )
+    _ctkgen_repr = ("value", )
     _ctkgen_size = 64
     _ctkgen_align = 64
 

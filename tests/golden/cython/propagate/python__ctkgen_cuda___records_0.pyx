@@ -6,7 +6,8 @@ from libc.string cimport memcpy, memmove, memset
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
-                     _as_unsigned, _bytes_of)
+                     _as_unsigned, _bytes_of, _byte_values, _new_member_array, _keep_member_array,
+                     _member_array_owner, _adopt_refs)
 from ._base import _class_registry
 
 
@@ -14,6 +15,7 @@ cdef class ArrayOfDescriptors(_Record):
     """ArrayOfDescriptors"""
 
     _ctkgen_members = ("items", "trailer", )
+    _ctkgen_repr = ("value", "value", )
     _ctkgen_size = 512
     _ctkgen_align = 128
 
@@ -58,6 +60,7 @@ cdef class Descriptor(_Record):
     """Descriptor"""
 
     _ctkgen_members = ("opaque", )
+    _ctkgen_repr = ("value", )
     _ctkgen_size = 128
     _ctkgen_align = 128
 
@@ -91,6 +94,7 @@ cdef class Holder(_Record):
     """Holder"""
 
     _ctkgen_members = ("tag", "desc", )
+    _ctkgen_repr = ("value", "nested", )
     _ctkgen_size = 256
     _ctkgen_align = 128
 
@@ -127,6 +131,7 @@ cdef class MaybeDescriptor(_Record):
     """MaybeDescriptor"""
 
     _ctkgen_members = ("desc", "raw", )
+    _ctkgen_repr = ("nested", "value", )
     _ctkgen_size = 128
     _ctkgen_align = 128
 

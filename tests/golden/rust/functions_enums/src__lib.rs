@@ -219,6 +219,12 @@ pub struct Ctx_st {
 /// C: `#define DEVICE_CPU ( ( Device ) - 1 )`
 pub const DEVICE_CPU: Device = -1;
 
+/// C: `#define FLAG_AB ( FLAG_A | FLAG_B )`
+pub const FLAG_AB: ::core::ffi::c_int = 3;
+
+/// C: `#define FLAG_DEFAULT FLAG_B`
+pub const FLAG_DEFAULT: Flags_enum = Flags_enum(2);
+
 /// C: `#define HALF 0.5f`
 pub const HALF: f32 = 0.5;
 
