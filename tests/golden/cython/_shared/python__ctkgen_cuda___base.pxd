@@ -2,6 +2,7 @@
 # Base classes and conversions shared by every generated module.
 
 cimport cython
+from cpython.long cimport PyLong_Check
 
 # Not a garbage-collector object (declared here so that subclasses in other modules know).
 @cython.no_gc
@@ -43,11 +44,8 @@ cdef void* _void_ptr(object value) except? NULL
 cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, void*** out, Py_ssize_t* count)
 cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_pointer) except? NULL
 cdef void** _keep_kernel_params(_RefRecord owner, void* slot, object value) except? NULL
-cdef void* _handle_addr(object value, str what) except? NULL
 cdef size_t _foreign_address(object ptr) except? 0
 cdef object _int_of(object value, str what)
-cdef long long _as_signed(object value, int bits, str what) except? -1
-cdef unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF
 cdef bytes _bytes_of(object value, str what, bint text)
 cdef void* _record_addr(object value, object cls, bint allow_none) except? NULL
 cdef object _enum_value(dict members, long long value)
@@ -62,6 +60,96 @@ cdef int _record_init(_Record self, object ptr, size_t alignment, str name) exce
 cdef object _new_scalar(object cls, long long value)
 cdef object _new_record_copy(object cls, const void* source, size_t size)
 cdef object _bytes_at(const char* data, size_t size)
+cdef str _unsupported(str what, dict members, long long value)
+cdef long long _as_signed_checked(object value, int bits, str what) except? -1
+cdef unsigned long long _as_unsigned_checked(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF
+
+# The value of an int (of any int subclass: enum members, bool) that fits a long long, read
+# without raising, so that the common case of the range checks below is a few instructions
+# inlined at each call site; anything else takes the checked path, which raises.
+cdef extern from *:
+    """
+    static inline int ctkgen_long_value(PyObject *o, long long *out) {
+        int overflow;
+        long long value;
+    #if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_LIMITED_API) && !defined(PYPY_VERSION)
+        if (PyUnstable_Long_IsCompact((PyLongObject *)o)) {
+            *out = (long long)PyUnstable_Long_CompactValue((PyLongObject *)o);
+            return 1;
+        }
+    #endif
+        value = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow != 0) {
+            return 0;
+        }
+        *out = value;
+        return 1;
+    }
+    """
+    bint ctkgen_long_value(object o, long long* out) noexcept
+
+
+cdef inline bint _scalar_value(_Scalar scalar, long long* out) noexcept:
+    """The value an integer wrapper holds, read from its storage (aligned to its size) without
+    building an int, when it fits a long long; an unsigned value beyond it takes the int path."""
+    cdef unsigned long long raw
+    cdef int unused = <int>(sizeof(unsigned long long) - scalar._pvt_size) * 8
+    if scalar._pvt_size == sizeof(unsigned long long):
+        raw = (<unsigned long long*>scalar._pvt_ptr)[0]
+    elif scalar._pvt_size == sizeof(unsigned int):
+        raw = (<unsigned int*>scalar._pvt_ptr)[0]
+    elif scalar._pvt_size == sizeof(unsigned short):
+        raw = (<unsigned short*>scalar._pvt_ptr)[0]
+    else:
+        raw = (<unsigned char*>scalar._pvt_ptr)[0]
+    if scalar._pvt_signed:
+        # Sign-extended from the wrapper's own width.
+        out[0] = (<long long>(raw << unused)) >> unused
+        return True
+    if (raw >> (sizeof(unsigned long long) * 8 - 1)) != 0:
+        return False
+    out[0] = <long long>raw
+    return True
+
+
+cdef inline long long _as_signed(object value, int bits, str what) except? -1:
+    """`value` checked against the range of a signed C integer of `bits` bits."""
+    cdef long long result
+    cdef bint known
+    if PyLong_Check(value):
+        known = ctkgen_long_value(value, &result)
+    else:
+        known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result)
+    if known and (bits >= <int>(sizeof(long long) * 8)
+                  or -((<long long>1) << (bits - 1)) <= result < ((<long long>1) << (bits - 1))):
+        return result
+    return _as_signed_checked(value, bits, what)
+
+
+cdef inline unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
+    """`value` checked against the range of an unsigned C integer of `bits` bits."""
+    cdef long long result
+    cdef bint known
+    if PyLong_Check(value):
+        known = ctkgen_long_value(value, &result)
+    else:
+        known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result)
+    if known and result >= 0 and (bits >= <int>(sizeof(unsigned long long) * 8)
+                                  or ((<unsigned long long>result) >> bits) == 0):
+        return <unsigned long long>result
+    return _as_unsigned_checked(value, bits, what)
+
+
+cdef inline void* _handle_addr(object value, str what) except? NULL:
+    """The pointer a handle member or argument takes: a handle's value, None (NULL) or an
+    int in the range of a pointer."""
+    if value is None:
+        return NULL
+    if isinstance(value, _Handle):
+        return (<_Handle>value)._pvt_ptr[0]
+    return <void*><size_t>_as_unsigned(value, sizeof(void*) * 8, what)
+
+
 cdef str _record_repr(_Record self)
 cdef bytes _byte_values(object value, Py_ssize_t size, bint text, int low, str what)
 cdef _Record _new_member_array(Py_ssize_t count, size_t size, size_t alignment)

@@ -3,6 +3,7 @@
 cimport cython
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, PyObject_CheckBuffer
 from cpython.list cimport PyList_CheckExact
+from cpython.float cimport PyFloat_Check
 from cpython.long cimport PyLong_Check
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check, PyNumber_Index
@@ -27,9 +28,8 @@ cdef extern from *:
 
 cdef tuple _NO_ARGS = ()
 
-# Calling a generated class with no arguments goes straight to its tp_new (and its __init__,
-# if it has one), through the type's tp_vectorcall as builtin types do; any other call takes
-# the ordinary type call. tp_vectorcall is never inherited: Python subclasses keep the ordinary
+# Calling a generated class with no arguments goes straight to its tp_new, through the type's
+# tp_vectorcall as builtin types do; any other call takes the ordinary type call. tp_vectorcall is never inherited: Python subclasses keep the ordinary
 # path.
 cdef extern from *:
     """
@@ -44,11 +44,10 @@ cdef extern from *:
             if (empty == NULL) {
                 return NULL;
             }
+            /* No __init__: every generated class's __init__ does nothing without arguments (its
+               defaults are the zero value and no foreign address), and only generated classes
+               get this path. */
             result = cls->tp_new(cls, empty, NULL);
-            if (result != NULL && cls->tp_init != PyBaseObject_Type.tp_init && Py_TYPE(result) == cls
-                    && cls->tp_init(result, empty, NULL) < 0) {
-                Py_CLEAR(result);
-            }
             Py_DECREF(empty);
             return result;
         }
@@ -208,8 +207,9 @@ cdef object _out_of_range(object value, int bits, bint signed, str what):
     return OverflowError(f"{what}: {value} does not fit in a {bits}-bit {kind} integer")
 
 
-cdef long long _as_signed(object value, int bits, str what) except? -1:
-    """`value` checked against the range of a signed C integer of `bits` bits."""
+cdef long long _as_signed_checked(object value, int bits, str what) except? -1:
+    """`value` checked against the range of a signed C integer of `bits` bits: any object (the
+    inline `_as_signed` of _base.pxd takes this path for all but in-range ints and wrappers)."""
     cdef long long result
     value = _int_of(value, what)
     try:
@@ -221,8 +221,9 @@ cdef long long _as_signed(object value, int bits, str what) except? -1:
     return result
 
 
-cdef unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
-    """`value` checked against the range of an unsigned C integer of `bits` bits."""
+cdef unsigned long long _as_unsigned_checked(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
+    """`value` checked against the range of an unsigned C integer of `bits` bits: any object
+    (the inline `_as_unsigned` of _base.pxd takes this path for all but in-range ints and wrappers)."""
     cdef unsigned long long result
     value = _int_of(value, what)
     try:
@@ -362,6 +363,73 @@ cdef bint _is_binding_type(object kind):
     return isinstance(kind, type) and issubclass(kind, (_Record, _Handle, _Scalar))
 
 
+# How a launch stores a value typed by a simple ctypes type itself, without building the ctypes
+# object: the kind of C value and its size in bytes, by ctypes type. A type not listed here (a
+# Structure, an array, bool, long double, a subclass) goes through ctypes.
+cdef enum _SlotKind:
+    _SLOT_SIGNED
+    _SLOT_UNSIGNED
+    _SLOT_FLOAT
+    _SLOT_POINTER
+
+cdef dict _ctypes_slots = {}
+for _kind in (_ctypes.c_byte, _ctypes.c_ubyte, _ctypes.c_short, _ctypes.c_ushort, _ctypes.c_int, _ctypes.c_uint,
+              _ctypes.c_long, _ctypes.c_ulong, _ctypes.c_longlong, _ctypes.c_ulonglong, _ctypes.c_size_t,
+              _ctypes.c_ssize_t, _ctypes.c_float, _ctypes.c_double, _ctypes.c_void_p):
+    _code = _kind._type_
+    if _kind is _ctypes.c_void_p:
+        _slot = _SLOT_POINTER
+    elif _code in "fd":
+        _slot = _SLOT_FLOAT
+    elif _code in "bhilqn":
+        _slot = _SLOT_SIGNED
+    else:
+        _slot = _SLOT_UNSIGNED
+    if _ctypes.sizeof(_kind) <= sizeof(void*):
+        _ctypes_slots[_kind] = (_slot, _ctypes.sizeof(_kind))
+
+
+cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_t i) except -1:
+    """Writes `item` into `slot` as the simple C value `how` describes (see _ctypes_slots), when
+    it is a plain number (or None for a pointer), checked as every integer is: a value that does
+    not fit is an OverflowError. False for anything else, which then goes through ctypes."""
+    cdef int slot_kind = how[0]
+    cdef int size = how[1]
+    cdef long long signed_value
+    cdef unsigned long long unsigned_value
+    cdef double double_value
+    cdef float float_value
+    if slot_kind == _SLOT_FLOAT:
+        if not PyLong_Check(item) and not PyFloat_Check(item):
+            return False
+        double_value = item
+        if size == sizeof(float):
+            float_value = <float>double_value
+            memcpy(slot, &float_value, sizeof(float))
+        else:
+            memcpy(slot, &double_value, sizeof(double))
+        return True
+    if slot_kind == _SLOT_POINTER and item is None:
+        memset(slot, 0, sizeof(void*))
+        return True
+    if not PyLong_Check(item):
+        return False
+    if slot_kind == _SLOT_SIGNED:
+        if not (ctkgen_long_value(item, &signed_value) and (size >= <int>sizeof(long long) or (
+                -((<long long>1) << (size * 8 - 1)) <= signed_value < ((<long long>1) << (size * 8 - 1))))):
+            # Out of range (or beyond a long long): the checked path raises, naming the entry.
+            signed_value = _as_signed_checked(item, size * 8, f"kernelParams: values[{i}] ({kind.__name__})")
+        memcpy(slot, &signed_value, size)
+    else:
+        if ctkgen_long_value(item, &signed_value) and signed_value >= 0 and (
+                size >= <int>sizeof(unsigned long long) or ((<unsigned long long>signed_value) >> (size * 8)) == 0):
+            unsigned_value = <unsigned long long>signed_value
+        else:
+            unsigned_value = _as_unsigned_checked(item, size * 8, f"kernelParams: values[{i}] ({kind.__name__})")
+        memcpy(slot, &unsigned_value, size)
+    return True
+
+
 cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, void*** out, Py_ssize_t* count):
     """Fills the `void *[]` of a launch: each entry points at one argument's value.
 
@@ -373,9 +441,14 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
     objects whose storage is the argument (records, handles, ints as addresses) is accepted
     too. Anything else is a TypeError naming the element. Returns what the caller keeps alive
     until the call returns, or None. `count[0]` is set before anything is allocated beyond
-    `stack`, so the caller can free it."""
+    `stack`, so the caller can free it.
+
+    `stack` holds `2 * stack_len` slots: the pointer array, then one value slot per entry, where
+    a value of a simple ctypes type is stored directly; more entries take one allocation of the
+    same shape."""
     cdef Py_ssize_t n, i
     cdef void** array
+    cdef void** slots
     cdef object types = None
     cdef list keep = None
     cdef Py_buffer view
@@ -406,10 +479,12 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
         return None
     if n <= stack_len:
         array = stack
+        slots = stack + stack_len
     else:
-        array = <void**>PyMem_Malloc(n * sizeof(void*))
+        array = <void**>PyMem_Malloc(2 * n * sizeof(void*))
         if array == NULL:
             raise MemoryError()
+        slots = array + n
     count[0] = n
     out[0] = array
     for i in range(n):
@@ -424,6 +499,10 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
             else:
                 raise TypeError(f"kernelParams: values[{i}] is a {type(item).__name__}, which has no storage to pass; "
                                 "give its type (a ctypes type or a binding class)")
+            continue
+        how = _ctypes_slots.get(kind)
+        if how is not None and _store_slot(&slots[i], item, kind, <tuple>how, i):
+            array[i] = &slots[i]
             continue
         if not _is_ctypes_type(kind) and not _is_binding_type(kind):
             raise TypeError(f"kernelParams: types[{i}] is {kind!r}; expected None, a ctypes type or a binding class")
@@ -497,16 +576,6 @@ cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_poin
     else:
         holder._refs[<size_t>slot] = value
     return address
-
-
-cdef void* _handle_addr(object value, str what) except? NULL:
-    """The pointer a handle member or argument takes: a handle's value, None (NULL) or an
-    int in the range of a pointer."""
-    if value is None:
-        return NULL
-    if isinstance(value, _Handle):
-        return (<_Handle>value)._pvt_ptr[0]
-    return <void*><size_t>_as_unsigned(value, sizeof(void*) * 8, what)
 
 
 cdef size_t _foreign_address(object ptr) except? 0:
@@ -660,6 +729,12 @@ cdef class _Scalar:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self._value()}>"
+
+
+cdef str _unsupported(str what, dict members, long long value):
+    """The message for a selector value that has no typed value here (bookkeeping, or unknown)."""
+    member = members.get(value)
+    return f"{what}: {member.name if member is not None else value} is not supported"
 
 
 cdef str _record_repr(_Record self):
