@@ -19,8 +19,8 @@ mod pip;
 mod refresh;
 mod wheel;
 
-pub use cache::{fetch, fetch_with, Cache, HeaderSet};
-pub use catalogue::{Catalogue, Release};
+pub use cache::{fetch, fetch_with, Cache, ExtraHeaderPath, HeaderSet};
+pub use catalogue::{Catalogue, Companion, Release};
 pub use cuda_home::from_cuda_home;
 pub use error::HeadersError;
 pub use libclang::{locate_libclang, locate_libclang_with, LIBCLANG_WHEEL_VERSION};

@@ -53,6 +53,7 @@ impl Fixture {
                 ("cudaTypedefs.h".to_string(), sha256(TYPEDEFS_H)),
             ]),
             include_dir: INCLUDE_DIR.into(),
+            companions: Vec::new(),
         };
         Fixture { dir, wheel, release }
     }

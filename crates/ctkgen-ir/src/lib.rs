@@ -26,7 +26,7 @@ pub mod layout;
 
 use serde::{Deserialize, Serialize};
 
-pub use conventions::{LibraryConventions, PythonConventions};
+pub use conventions::{ExtraHeader, LibraryConventions, PythonConventions};
 
 /// Bumped whenever the JSON form changes shape.
 pub const FORMAT_VERSION: u32 = 1;
@@ -65,6 +65,22 @@ pub struct Provenance {
     pub language_modes: Vec<LanguageMode>,
     /// `clang_getClangVersion()` of the libclang that parsed the header.
     pub libclang_version: String,
+    /// The further headers read with the main one, in reading order; generated C includes them
+    /// in this order after the main header.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_headers: Vec<ExtraHeaderRead>,
+}
+
+/// A header read after the main one, in the same translation unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtraHeaderRead {
+    /// File name (never a path), e.g. `foo_interop.h`.
+    pub header: String,
+    /// sha256 of its bytes.
+    pub sha256: String,
+    /// Headers included before it because it needs but does not include them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
 }
 
 /// A language standard the header is read in.
@@ -258,6 +274,10 @@ pub struct Function {
     #[serde(default, skip_serializing_if = "is_false")]
     pub deprecated: bool,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -291,6 +311,7 @@ impl Record {
             fields,
             explicit_alignments: Vec::new(),
             doc: None,
+            header: None,
         }
     }
 }
@@ -331,6 +352,10 @@ pub struct Record {
     /// Every explicit alignment on the record or on one of its own fields, per language mode.
     pub explicit_alignments: Vec<ExplicitAlignment>,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 /// A (record, member) pair naming where an anonymous record sits.
@@ -426,6 +451,10 @@ pub struct Enum {
     pub underlying: Primitive,
     pub constants: Vec<EnumConstant>,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -449,6 +478,10 @@ pub struct Typedef {
     #[serde(default, skip_serializing_if = "is_false")]
     pub system: bool,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 /// An object-like macro that evaluates to a constant.
@@ -460,6 +493,10 @@ pub struct Constant {
     /// The macro body as written, tokens joined by single spaces.
     pub expr: String,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
