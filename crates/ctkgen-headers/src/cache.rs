@@ -52,6 +52,9 @@ pub struct HeaderSet {
     /// Further headers read after the main one, in order (empty unless the caller adds them:
     /// which headers a library has is its description's to say).
     pub extra_headers: Vec<ExtraHeaderPath>,
+    /// The pinned stand-ins the extra headers include (`GL/gl.h`, ...), as (name relative to
+    /// the stand-in folder, file): a package built from these headers ships them.
+    pub stand_ins: Vec<(String, PathBuf)>,
 }
 
 /// A further header of a [`HeaderSet`], with its typedef header and what it needs included first.
@@ -287,6 +290,7 @@ fn header_set(include_dir: &Path, release: &Release) -> Result<HeaderSet, Header
         cuda_version,
         catalogued: Some(wheel_sources(release).iter().flat_map(|source| source.headers.keys().cloned()).collect()),
         extra_headers: Vec::new(),
+        stand_ins: Vec::new(),
     })
 }
 

@@ -23,6 +23,7 @@ pub fn from_cuda_home(dir: &Path) -> Result<HeaderSet, HeadersError> {
         include_dir,
         catalogued: None,
         extra_headers: Vec::new(),
+        stand_ins: Vec::new(),
     })
 }
 

@@ -95,6 +95,30 @@ impl Workspace {
         self.root.join("headers").join("include")
     }
 
+    /// The stand-ins in the subfolders of [`Workspace::system_include_dir`] (the graphics APIs'
+    /// types that the extra headers use), as (relative `/`-separated name, file), sorted.
+    pub fn graphics_stand_ins(&self) -> Result<Vec<(String, PathBuf)>, PipelineError> {
+        let root = self.system_include_dir();
+        let mut found = Vec::new();
+        let mut pending = vec![root.clone()];
+        while let Some(dir) = pending.pop() {
+            let entries =
+                std::fs::read_dir(&dir).map_err(|source| PipelineError::Read { path: dir.clone(), source })?;
+            for entry in entries {
+                let path = entry.map_err(|source| PipelineError::Read { path: dir.clone(), source })?.path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if dir != root {
+                    let relative = path.strip_prefix(&root).unwrap_or(&path);
+                    let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>();
+                    found.push((name.join("/"), path));
+                }
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+
     /// The description of library `name` under `headers/libraries/`.
     pub fn library(&self, name: &str) -> Result<Library, PipelineError> {
         let files = ctkgen_headers::LibraryFiles::new(self.root.join("headers").join("libraries"), name);
@@ -160,6 +184,7 @@ pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSe
             let mut headers = ctkgen_headers::fetch(release, &ws.cache)?;
             let has = |name: &String| catalogued.contains(name);
             headers.extra_headers = extra_header_paths(&headers.include_dir, &extra, has);
+            headers.stand_ins = ws.graphics_stand_ins()?;
             Ok(headers)
         }
         HeaderSource::CudaHome(dir) => {
@@ -168,6 +193,9 @@ pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSe
             let include_dir = headers.include_dir.clone();
             let present = |name: &String| include_dir.join(name).is_file();
             headers.extra_headers = extra_header_paths(&headers.include_dir, &extra, present);
+            if !headers.extra_headers.is_empty() {
+                headers.stand_ins = ws.graphics_stand_ins()?;
+            }
             Ok(headers)
         }
         HeaderSource::Header(path) => {
@@ -185,6 +213,7 @@ pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSe
                 cuda_version: None,
                 catalogued: None,
                 extra_headers: Vec::new(),
+                stand_ins: Vec::new(),
             })
         }
     }
@@ -341,6 +370,12 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
             let contents = std::fs::read_to_string(header)
                 .map_err(|source| PipelineError::Read { path: header.clone(), source })?;
             let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            files.push(OutputFile { path: format!("python/include/{name}"), contents });
+        }
+        // The extra headers include the graphics APIs' headers, which a build host may lack.
+        for (name, path) in &headers.stand_ins {
+            let contents =
+                std::fs::read_to_string(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
             files.push(OutputFile { path: format!("python/include/{name}"), contents });
         }
     }
