@@ -1,4 +1,5 @@
-//! Reads a CUDA driver header with libclang into the ctkgen model.
+//! Reads a CUDA driver header, and the extra headers read with it, with libclang into the
+//! ctkgen model.
 //!
 //! This crate is the only code that touches libclang (through clang-sys, loaded at run time).
 //! The header is read once per language mode (C11 and C++17 by default) against pinned

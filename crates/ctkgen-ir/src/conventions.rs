@@ -136,8 +136,7 @@ impl LibraryConventions {
         names
     }
 
-    /// The header file names an API read with these conventions may span: the main header,
-    /// then each extra header and its typedef header.
+    /// The file names of the extra headers and of their typedef headers, in order.
     pub fn extra_header_files(&self) -> Vec<String> {
         self.extra_headers.iter().flat_map(|e| std::iter::once(e.header.clone()).chain(e.typedefs.clone())).collect()
     }

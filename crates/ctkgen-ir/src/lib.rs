@@ -1,6 +1,7 @@
 //! The intermediate model of a CUDA driver header: plain serde data, no clang types.
 //!
-//! One [`Api`] describes one `cuda.h` as read by the parser: every function, record, enum,
+//! One [`Api`] describes one `cuda.h` (with the extra headers read alongside it, each
+//! declaration naming its header) as read by the parser: every function, record, enum,
 //! typedef and constant macro, plus the exact layout of every record and where each explicit
 //! alignment came from. Every container is ordered, so serialising an `Api` gives the same bytes
 //! on every run and host. Emitters read this model and nothing else.
@@ -15,8 +16,10 @@
 //! (`ret`, `params`, `variadic` when true). Constant values are `{"kind": "int" | "float" |
 //! "str", "value": ...}`; integers are exact (enum values and constants beyond 64 bits fit).
 //! Offsets are in bits, sizes and alignments in bytes. Fields that are `false` by default
-//! (`anonymous`, `packed`, `deprecated`, `system`) are left out when false. Output is pretty-printed
-//! with `\n` line endings and ends with a newline.
+//! (`anonymous`, `packed`, `deprecated`, `system`) are left out when false. A declaration's
+//! `header` is left out for the main header's, and `provenance.extra_headers` when there are
+//! none, so a model of a lone header reads as before. Output is pretty-printed with `\n` line
+//! endings and ends with a newline.
 
 pub mod abi;
 pub mod conventions;
