@@ -56,10 +56,10 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         assert_eq!((profiler.extra.as_str(), names), ("profiler", vec!["cudaProfiler.h"]), "{}", release.ctk);
         let expected_package = if cu12 { "nvidia-cuda-profiler-api-cu12" } else { "nvidia-cuda-profiler-api" };
         assert_eq!(profiler.package, expected_package, "{}", release.ctk);
-        assert!(profiler.wheel_version.starts_with(&format!("{}.", release.ctk.rsplitn(2, '.').nth(1).unwrap())));
-        // The runtime wheel carries the release's major.minor in its own version.
+        // Both wheels carry the release's major.minor in their own versions.
         let (minor, _) = release.ctk.rsplit_once('.').unwrap();
         assert!(release.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
+        assert!(profiler.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
     }
 }
 
