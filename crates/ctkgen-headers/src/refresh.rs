@@ -28,7 +28,7 @@ const REFRESH_PLATFORMS: [&str; 5] = [
 ];
 
 /// What one wheel holds, keyed by the requirement that resolved to it.
-struct RuntimeWheel {
+struct InspectedWheel {
     wheel_version: String,
     wheel_file: String,
     wheel_sha256: String,
@@ -79,7 +79,7 @@ pub fn refresh_catalogue(
     wanted.extend(
         extra_headers.iter().map(String::as_str).filter(|name| *name != MAIN_HEADER && *name != TYPEDEFS_HEADER),
     );
-    let mut wheels: BTreeMap<(String, String), RuntimeWheel> = BTreeMap::new();
+    let mut wheels: BTreeMap<(String, String), InspectedWheel> = BTreeMap::new();
     let platforms: Vec<String> = REFRESH_PLATFORMS.iter().map(|p| p.to_string()).collect();
     let mut fetch =
         |package: &str, version_prefix: &str, optional: &[&str], required: &[&str], progress: &mut dyn FnMut(&str)| {
@@ -221,7 +221,7 @@ fn extra_requirement(
 
 /// Hashes a wheel and the headers it carries: every one of `required` (an error when missing)
 /// and those of `optional` it has. The include folder is the one holding the first header found.
-fn inspect_wheel(wheel_path: &Path, required: &[&str], optional: &[&str]) -> Result<RuntimeWheel, HeadersError> {
+fn inspect_wheel(wheel_path: &Path, required: &[&str], optional: &[&str]) -> Result<InspectedWheel, HeadersError> {
     let wheel_file = wheel_path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let wheel_version = wheel_file.split('-').nth(1).unwrap_or_default().to_string();
     let wheel_sha256 = sha256_file(wheel_path)?;
@@ -266,7 +266,7 @@ fn inspect_wheel(wheel_path: &Path, required: &[&str], optional: &[&str]) -> Res
             headers.insert(name.to_string(), sha256_bytes(&wheel.read_small(&member)?));
         }
     }
-    Ok(RuntimeWheel { wheel_version, wheel_file, wheel_sha256, include_dir, headers })
+    Ok(InspectedWheel { wheel_version, wheel_file, wheel_sha256, include_dir, headers })
 }
 
 fn create_dir(dir: &Path) -> Result<(), HeadersError> {
