@@ -248,3 +248,61 @@ def test_direct_construction_path_keeps_type_call_semantics(package):
     assert out["scalars"] == [0, 5, 6, 2**64 - 1]
     assert out["handles"] == [0, 0x40, 0x50]
     assert out["aligned"]
+
+
+# One function of each of the driver's other headers, on the package of a CTK that has them:
+# each resolves under its documented name with the version its typedef header gives (the
+# `_v2` symbols of cudaGL.h and cudaVDPAU.h included) and receives what the binding passed.
+OTHER_HEADERS = r'''
+import ctypes, json, os
+import ctkgen_cuda.driver as cuda
+fake = ctypes.CDLL(os.environ["CTKGEN_LIBCUDA"])
+fake.fake_recorded_symbol.restype = ctypes.c_char_p
+fake.fake_recorded_arg.restype = ctypes.c_uint64
+ok = cuda.CUresult.CUDA_SUCCESS
+cuda.cuInit(0)
+out = {}
+
+def call(function, *args):
+    result = function(*args)
+    lookup = [fake.fake_recorded_symbol().decode(), fake.fake_recorded_version()]
+    return result, lookup, [fake.fake_recorded_arg(i) for i in range(3)]
+
+(err,), lookup, _ = call(cuda.cuProfilerStart)
+out["profiler"] = [err is ok, lookup]
+(err, conn), lookup, args = call(cuda.cuEGLStreamConsumerConnect, cuda.EGLStreamKHR(0x5150))
+out["egl"] = [err is ok, type(conn).__name__, lookup, args[1]]
+(err, resource), lookup, args = call(cuda.cuGraphicsGLRegisterBuffer, cuda.GLuint(7), 2)
+out["gl"] = [err is ok, type(resource).__name__, lookup, args[1] & 0xffffffff, args[2] & 0xffffffff]
+(err, ctx), lookup, args = call(cuda.cuGLCtxCreate, 0, cuda.CUdevice(0))
+out["gl_v2"] = [err is ok, lookup]
+(err, device), lookup, args = call(cuda.cuVDPAUGetDevice, cuda.VdpDevice(9), 0xabc0)
+out["vdpau"] = [err is ok, type(device).__name__, lookup, args[1] & 0xffffffff, args[2]]
+(err, ctx), lookup, args = call(cuda.cuVDPAUCtxCreate, 0, cuda.CUdevice(0), 9, 0xabc0)
+out["vdpau_v2"] = [err is ok, lookup]
+(err, frame), lookup, args = call(cuda.cuGraphicsResourceGetMappedEglFrame, cuda.CUgraphicsResource(0), 0, 0)
+out["frame"] = [err is ok, type(frame).__name__, lookup, args[0] == frame.getPtr(), len(frame.frame.pPitch)]
+frame.width = 640
+frame.frame.pPitch = [0x10, 0x20, 0x30]
+frame.eglColorFormat = cuda.CUeglColorFormat.CU_EGL_COLOR_FORMAT_RGBA
+out["frame_members"] = [frame.width, [int(p) for p in frame.frame.pPitch], int(frame.eglColorFormat),
+                        ctypes.c_uint32.from_address(frame.getPtr() + 24).value]
+out["constants"] = [cuda.MAX_PLANES, cuda.CUDA_EGL_INFINITE_TIMEOUT, int(cuda.CUoutput_mode.CU_OUT_CSV)]
+print(json.dumps(out))
+'''
+
+
+def test_one_function_of_each_other_header(package, fake_libcuda):
+    ctk, path = package
+    out = probe(path, OTHER_HEADERS, {"CTKGEN_LIBCUDA": fake_libcuda})
+    assert out["profiler"] == [True, ["cuProfilerStart", 4000]]
+    assert out["egl"] == [True, "CUeglStreamConnection", ["cuEGLStreamConsumerConnect", 7000], 0x5150]
+    assert out["gl"] == [True, "CUgraphicsResource", ["cuGraphicsGLRegisterBuffer", 3000], 7, 2]
+    # `#define cuGLCtxCreate cuGLCtxCreate_v2`: asked for by its name, with the _v2 version.
+    assert out["gl_v2"] == [True, ["cuGLCtxCreate", 3020]]
+    assert out["vdpau"] == [True, "CUdevice", ["cuVDPAUGetDevice", 3010], 9, 0xabc0]
+    assert out["vdpau_v2"] == [True, ["cuVDPAUCtxCreate", 3020]]
+    assert out["frame"] == [True, "CUeglFrame", ["cuGraphicsResourceGetMappedEglFrame", 7000], True, 3]
+    # width sits after the three-pointer union, at byte 24 (as the gcc oracle checks).
+    assert out["frame_members"] == [640, [0x10, 0x20, 0x30], 7, 640]
+    assert out["constants"] == [3, 0xFFFFFFFF, 1]

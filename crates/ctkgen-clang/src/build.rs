@@ -15,16 +15,25 @@ use crate::ParseError;
 /// Which file a declaration came from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
-    Main,
+    /// One of the driver headers: 0 for the main one, then the extra headers in order.
+    Driver(usize),
+    /// A header of `PFN_*` typedefs.
     Typedefs,
+    /// A C library stand-in (top of the stand-in folder).
     System,
+    /// A graphics API stand-in (a subfolder of the stand-in folder).
+    Interop,
     Other,
 }
 
-/// A macro definition from the main header: its name and body tokens.
+/// A macro definition from a driver header: its name and body tokens.
 pub struct MacroDef {
     pub name: String,
-    /// Byte offset of the definition in the header.
+    /// Which driver header (see [`Origin::Driver`]).
+    pub file: usize,
+    /// That header's name, `None` for the main one.
+    pub header: Option<String>,
+    /// Byte offset of the definition in its header.
     pub offset: u32,
     pub body: Vec<String>,
     pub doc: Option<String>,
@@ -52,15 +61,24 @@ pub struct ModeModel {
     pub pfn_versions: Vec<PfnVersion>,
     /// Canonical parameter type spellings of each declared function, by symbol.
     pub signatures: HashMap<String, Vec<String>>,
-    /// Record extents in the main header by byte offset, for locating skipped alignments.
-    pub record_spans: Vec<(u32, u32, String)>,
+    /// Record extents in the driver headers by byte offset, for locating skipped alignments.
+    pub record_spans: Vec<RecordSpan>,
+}
+
+/// Where a record's definition lies: the driver header (see [`Origin::Driver`]) and byte range.
+pub struct RecordSpan {
+    pub file: usize,
+    pub start: u32,
+    pub end: u32,
+    pub record: String,
 }
 
 pub struct Builder<'tu> {
     tu: &'tu TranslationUnit<'tu>,
     mode: LanguageMode,
-    main: PathBuf,
-    typedefs_header: Option<PathBuf>,
+    /// The driver headers, canonical, each with the name the model records (`None`: the main one).
+    driver_headers: Vec<(PathBuf, Option<String>)>,
+    typedef_headers: Vec<PathBuf>,
     system_dir: PathBuf,
     origin_cache: HashMap<String, Origin>,
     record_names: HashMap<String, String>,
@@ -69,7 +87,9 @@ pub struct Builder<'tu> {
     enums: BTreeMap<String, ir::Enum>,
     /// USR of an untagged record or enum -> the typedef that names it.
     typedef_of_anonymous: HashMap<String, String>,
-    record_spans: Vec<(u32, u32, String)>,
+    record_spans: Vec<RecordSpan>,
+    /// Typedefs of the graphics API stand-ins, kept only when a declaration uses them.
+    interop_typedefs: std::collections::BTreeSet<String>,
     /// Every macro definition in the translation unit; tokenized into `macro_table` only when
     /// an attribute turns out to be spelled through a macro.
     macro_cursors: Vec<Cursor<'tu>>,
@@ -89,16 +109,16 @@ impl<'tu> Builder<'tu> {
     pub fn new(
         tu: &'tu TranslationUnit<'tu>,
         mode: LanguageMode,
-        main: &Path,
-        typedefs_header: Option<&Path>,
+        driver_headers: &[(PathBuf, Option<String>)],
+        typedef_headers: &[&Path],
         system_dir: &Path,
         primary: bool,
     ) -> Builder<'tu> {
         Builder {
             tu,
             mode,
-            main: canonical(main),
-            typedefs_header: typedefs_header.map(canonical),
+            driver_headers: driver_headers.iter().map(|(path, name)| (canonical(path), name.clone())).collect(),
+            typedef_headers: typedef_headers.iter().map(|path| canonical(path)).collect(),
             system_dir: canonical(system_dir),
             origin_cache: HashMap::new(),
             record_names: HashMap::new(),
@@ -107,6 +127,7 @@ impl<'tu> Builder<'tu> {
             enums: BTreeMap::new(),
             typedef_of_anonymous: HashMap::new(),
             record_spans: Vec::new(),
+            interop_typedefs: std::collections::BTreeSet::new(),
             macro_cursors: Vec::new(),
             macro_table: std::cell::OnceCell::new(),
             primary,
@@ -119,17 +140,34 @@ impl<'tu> Builder<'tu> {
             return *origin;
         }
         let path = canonical(Path::new(&file));
-        let origin = if path == self.main {
-            Origin::Main
-        } else if Some(&path) == self.typedefs_header.as_ref() {
+        let origin = if let Some(index) = self.driver_headers.iter().position(|(p, _)| *p == path) {
+            Origin::Driver(index)
+        } else if self.typedef_headers.contains(&path) {
             Origin::Typedefs
-        } else if path.starts_with(&self.system_dir) {
+        } else if path.parent() == Some(self.system_dir.as_path()) {
             Origin::System
+        } else if path.starts_with(&self.system_dir) {
+            Origin::Interop
         } else {
             Origin::Other
         };
         self.origin_cache.insert(file, origin);
         origin
+    }
+
+    /// The header the model records for a declaration: `None` for the main header and for
+    /// files that are neither a driver header nor a stand-in.
+    fn header_of(&mut self, cursor: Cursor) -> Option<String> {
+        match self.origin(cursor) {
+            Origin::Driver(index) => self.driver_headers[index].1.clone(),
+            Origin::Interop | Origin::System => {
+                let (file, _, _) = cursor.location().spelling();
+                let path = canonical(Path::new(&file));
+                let relative = path.strip_prefix(&self.system_dir).ok()?;
+                Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+            }
+            _ => None,
+        }
     }
 
     fn where_(&self, cursor: Cursor) -> String {
@@ -165,16 +203,19 @@ impl<'tu> Builder<'tu> {
         for &cursor in &decls {
             let origin = self.origin(cursor);
             match (cursor.kind(), origin) {
-                (CXCursor_StructDecl | CXCursor_UnionDecl, Origin::Main)
+                (CXCursor_StructDecl | CXCursor_UnionDecl, Origin::Driver(_))
                     if !self.is_untagged(cursor) || self.typedef_of_anonymous.contains_key(&cursor.usr()) =>
                 {
                     self.record_name(cursor)?;
                 }
-                (CXCursor_EnumDecl, Origin::Main) => {
+                (CXCursor_EnumDecl, Origin::Driver(_)) => {
                     self.enum_name(cursor)?;
                 }
-                (CXCursor_TypedefDecl, Origin::Main | Origin::System) => {
+                (CXCursor_TypedefDecl, Origin::Driver(_) | Origin::System | Origin::Interop) => {
                     let def = self.typedef(cursor, origin == Origin::System)?;
+                    if origin == Origin::Interop {
+                        self.interop_typedefs.insert(def.name.clone());
+                    }
                     typedefs.entry(def.name.clone()).or_insert(def);
                 }
                 (CXCursor_TypedefDecl, Origin::Typedefs) if self.primary => {
@@ -184,28 +225,35 @@ impl<'tu> Builder<'tu> {
                         pfn_versions.push(PfnVersion { name, version, per_thread, params });
                     }
                 }
-                (CXCursor_FunctionDecl, Origin::Main) if self.primary => {
+                (CXCursor_FunctionDecl, Origin::Driver(_)) if self.primary => {
                     let f = self.function(cursor)?;
                     let canonical = cursor.ty().arg_types().iter().map(|t| t.canonical().spelling()).collect();
                     signatures.insert(f.symbol.clone(), canonical);
                     functions.entry(f.symbol.clone()).or_insert(f);
                 }
-                (CXCursor_MacroDefinition, Origin::Main) if self.primary && !cursor.is_macro_function_like() => {
+                (CXCursor_MacroDefinition, Origin::Driver(file))
+                    if self.primary && !cursor.is_macro_function_like() =>
+                {
                     let mut tokens = self.tu.tokens(cursor.extent());
                     if !tokens.is_empty() {
                         let name = tokens.remove(0);
                         let offset = cursor.extent().start().offset();
-                        macros.push(MacroDef { name, offset, body: tokens, doc: None });
+                        let header = self.driver_headers[file].1.clone();
+                        macros.push(MacroDef { name, file, header, offset, body: tokens, doc: None });
                     }
                 }
                 _ => {}
             }
         }
 
-        // System typedefs are kept only when the CUDA header uses them.
+        // System and graphics API typedefs are kept only when the driver headers use them.
         let used: std::collections::BTreeSet<String> =
-            used_typedef_names(&typedefs, &functions, &self.records).into_iter().map(str::to_string).collect();
-        typedefs.retain(|name, def| !def.system || used.contains(name));
+            used_typedef_names(&typedefs, &functions, &self.records, &self.interop_typedefs)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+        let interop = std::mem::take(&mut self.interop_typedefs);
+        typedefs.retain(|name, def| !(def.system || interop.contains(name)) || used.contains(name));
 
         Ok(ModeModel {
             functions: functions.into_values().collect(),
@@ -269,6 +317,7 @@ impl<'tu> Builder<'tu> {
             explicit_alignments: Vec::new(),
             declared_end: None,
             doc: self.doc(decl),
+            header: self.header_of(decl),
         };
         let Some(def) = decl.definition() else {
             self.records.insert(name, record);
@@ -280,8 +329,12 @@ impl<'tu> Builder<'tu> {
             return Err(ParseError::Layout { location: self.where_(def), name, code: size.min(align) });
         }
         let extent = def.extent();
-        self.record_spans.push((extent.start().offset(), extent.end().offset(), name.clone()));
-        record.declared_end = Some(u64::from(extent.end().offset()));
+        if let Origin::Driver(file) = self.origin(def) {
+            let (start, end) = (extent.start().offset(), extent.end().offset());
+            self.record_spans.push(RecordSpan { file, start, end, record: name.clone() });
+            // Declaration order across the driver headers: by header, then where the definition ends.
+            record.declared_end = Some(((file as u64) << 32) | u64::from(end));
+        }
 
         let mut explicit = Vec::new();
         let mut packed = false;
@@ -363,6 +416,7 @@ impl<'tu> Builder<'tu> {
         record.fields = fields;
         record.explicit_alignments = explicit;
         record.doc = self.doc(def);
+        record.header = self.header_of(def);
         self.records.insert(name, record);
         Ok(())
     }
@@ -540,9 +594,17 @@ impl<'tu> Builder<'tu> {
                 doc,
             });
         }
+        let header = self.header_of(def);
         self.enums.insert(
             name.clone(),
-            ir::Enum { name: name.clone(), typedef_names: Vec::new(), underlying, constants, doc: self.doc(def) },
+            ir::Enum {
+                name: name.clone(),
+                typedef_names: Vec::new(),
+                underlying,
+                constants,
+                doc: self.doc(def),
+                header,
+            },
         );
         Ok(name)
     }
@@ -565,14 +627,17 @@ impl<'tu> Builder<'tu> {
             }
         }
         let own = cursor.ty();
+        // GNU C gives a function type size 1; the model says 0, as C++ has no size for it.
+        let sized = !matches!(own.canonical().kind(), CXType_FunctionProto | CXType_FunctionNoProto);
         Ok(ir::Typedef {
             name,
             ty,
-            size: own.size_of().max(0) as u64,
-            align: own.align_of().max(0) as u64,
+            size: if sized { own.size_of().max(0) as u64 } else { 0 },
+            align: if sized { own.align_of().max(0) as u64 } else { 0 },
             explicit_alignments: explicit,
             system,
             doc: self.doc(cursor),
+            header: if system { None } else { self.header_of(cursor) },
         })
     }
 
@@ -600,6 +665,7 @@ impl<'tu> Builder<'tu> {
             params,
             deprecated: cursor.is_deprecated(),
             doc: self.doc(cursor),
+            header: self.header_of(cursor),
         })
     }
 
@@ -808,6 +874,7 @@ fn used_typedef_names<'a>(
     typedefs: &'a BTreeMap<String, ir::Typedef>,
     functions: &'a BTreeMap<String, ir::Function>,
     records: &'a BTreeMap<String, ir::Record>,
+    interop: &std::collections::BTreeSet<String>,
 ) -> std::collections::BTreeSet<&'a str> {
     fn walk<'a>(ty: &'a ir::Type, out: &mut Vec<&'a str>) {
         match ty {
@@ -822,7 +889,7 @@ fn used_typedef_names<'a>(
         }
     }
     let mut pending = Vec::new();
-    for t in typedefs.values().filter(|t| !t.system) {
+    for t in typedefs.values().filter(|t| !t.system && !interop.contains(&t.name)) {
         walk(&t.ty, &mut pending);
     }
     for f in functions.values() {

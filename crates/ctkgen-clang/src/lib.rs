@@ -1,4 +1,5 @@
-//! Reads a CUDA driver header with libclang into the ctkgen model.
+//! Reads a CUDA driver header, and the extra headers read with it, with libclang into the
+//! ctkgen model.
 //!
 //! This crate is the only code that touches libclang (through clang-sys, loaded at run time).
 //! The header is read once per language mode (C11 and C++17 by default) against pinned
@@ -27,12 +28,17 @@ pub struct ParseOptions {
     pub target: String,
     /// Modes to read the header in; the first one's declarations become the model.
     pub modes: Vec<LanguageMode>,
-    /// The folder of pinned stand-ins for `stdlib.h`, `stdint.h` and `stddef.h`.
+    /// The folder of pinned stand-ins: `stdlib.h`, `stdint.h` and `stddef.h` at its top (the
+    /// C library's, whose typedefs are `system`), and in subfolders the graphics APIs' headers
+    /// the extra headers include (`GL/gl.h`, ...), whose typedefs the model keeps as the
+    /// library's own (with their header) when a declaration uses them.
     pub system_include_dir: PathBuf,
     /// Extra `-I` folders (the CTK's include folder).
     pub include_dirs: Vec<PathBuf>,
     /// `cudaTypedefs.h`, read for the `PFN_*_v<N>` versions of each function.
     pub typedefs_header: Option<PathBuf>,
+    /// Further headers read after the main one in the same translation unit, in this order.
+    pub extra_headers: Vec<ExtraHeaderFile>,
     /// The CTK release, recorded in the provenance.
     pub ctk: Option<String>,
 }
@@ -49,9 +55,21 @@ impl ParseOptions {
             system_include_dir,
             include_dirs: Vec::new(),
             typedefs_header: None,
+            extra_headers: Vec::new(),
             ctk: None,
         }
     }
+}
+
+/// One further header to read (see [`ParseOptions::extra_headers`]).
+#[derive(Debug, Clone)]
+pub struct ExtraHeaderFile {
+    pub header: PathBuf,
+    /// Its header of `PFN_*_v<N>` typedefs.
+    pub typedefs: Option<PathBuf>,
+    /// What to include before it (as `#include <...>` names), because it needs but does not
+    /// include them.
+    pub requires: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -105,14 +123,18 @@ pub fn parse_header(header: &Path, options: &ParseOptions) -> Result<ir::Api, Pa
 pub struct ModeReadings<'o> {
     header: &'o Path,
     options: &'o ParseOptions,
-    bytes: Vec<u8>,
+    /// The bytes of the main header, then of each extra header.
+    texts: Vec<Vec<u8>>,
     results: Vec<Result<build::ModeModel, ParseError>>,
 }
 
 /// The first half of [`parse_header`]: the libclang parse of every mode, side by side.
 pub fn read_modes<'o>(header: &'o Path, options: &'o ParseOptions) -> Result<ModeReadings<'o>, ParseError> {
-    let display = header.display().to_string();
-    let bytes = std::fs::read(header).map_err(|source| ParseError::Read { path: display.clone(), source })?;
+    let mut texts = Vec::with_capacity(1 + options.extra_headers.len());
+    for path in std::iter::once(header).chain(options.extra_headers.iter().map(|e| e.header.as_path())) {
+        let display = path.display().to_string();
+        texts.push(std::fs::read(path).map_err(|source| ParseError::Read { path: display, source })?);
+    }
     if !SUPPORTED_TARGETS.contains(&options.target.as_str()) {
         return Err(ParseError::Target(options.target.clone()));
     }
@@ -125,7 +147,7 @@ pub fn read_modes<'o>(header: &'o Path, options: &'o ParseOptions) -> Result<Mod
     libclang::ensure_loaded(&options.libclang).map_err(ParseError::Load)?;
 
     // Each mode is an independent parse; run them side by side.
-    let text = bytes.as_slice();
+    let text = texts.as_slice();
     let results: Vec<Result<build::ModeModel, ParseError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = options
             .modes
@@ -143,13 +165,13 @@ pub fn read_modes<'o>(header: &'o Path, options: &'o ParseOptions) -> Result<Mod
             .collect()
     });
     release_freed_memory();
-    Ok(ModeReadings { header, options, bytes, results })
+    Ok(ModeReadings { header, options, texts, results })
 }
 
 impl ModeReadings<'_> {
     /// The second half of [`parse_header`]: the IR passes over the modes' readings.
     pub fn into_api(self) -> Result<ir::Api, ParseError> {
-        let ModeReadings { header, options, bytes, results } = self;
+        let ModeReadings { header, options, texts, results } = self;
         let display = header.display().to_string();
         let primary_mode = options.modes[0];
         let mut models = Vec::new();
@@ -190,9 +212,19 @@ impl ModeReadings<'_> {
         {
             return Err(ParseError::Empty(header_name));
         }
+        let extra_headers = options
+            .extra_headers
+            .iter()
+            .zip(&texts[1..])
+            .map(|(extra, bytes)| ir::ExtraHeaderRead {
+                header: file_name(&extra.header),
+                sha256: format!("{:x}", Sha256::digest(bytes)),
+                requires: extra.requires.clone(),
+            })
+            .collect();
         api.provenance = ir::Provenance {
             header: header_name,
-            header_sha256: format!("{:x}", Sha256::digest(&bytes)),
+            header_sha256: format!("{:x}", Sha256::digest(&texts[0])),
             ctk: options.ctk.clone(),
             cuda_version: api.constants.iter().find(|c| c.name == "CUDA_VERSION").and_then(|c| match c.value {
                 ir::ConstantValue::Int(v) => u32::try_from(v).ok(),
@@ -201,6 +233,7 @@ impl ModeReadings<'_> {
             target: options.target.clone(),
             language_modes: options.modes.clone(),
             libclang_version: libclang::clang_version(),
+            extra_headers,
         };
         api.sort();
         Ok(api)
@@ -218,9 +251,33 @@ fn release_freed_memory() {
     }
 }
 
+/// A path's file name, for messages and the model (which hold no paths).
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
+}
+
+/// The translation unit that reads the main header and every extra one, in order: each
+/// typedef header after its header (it includes that header too), each header after what it
+/// requires. Every one of them is guarded against a second inclusion.
+fn umbrella_source(header: &Path, options: &ParseOptions) -> String {
+    let mut out = String::from("/* ctkgen: the headers read together, in order. */\n");
+    let include = |out: &mut String, path: &Path| out.push_str(&format!("#include \"{}\"\n", path.display()));
+    include(&mut out, options.typedefs_header.as_deref().unwrap_or(header));
+    for extra in &options.extra_headers {
+        for required in &extra.requires {
+            out.push_str(&format!("#include <{required}>\n"));
+        }
+        include(&mut out, &extra.header);
+        if let Some(typedefs) = &extra.typedefs {
+            include(&mut out, typedefs);
+        }
+    }
+    out
+}
+
 fn read_mode(
     header: &Path,
-    text: &[u8],
+    texts: &[Vec<u8>],
     options: &ParseOptions,
     mode: LanguageMode,
 ) -> Result<build::ModeModel, ParseError> {
@@ -244,11 +301,17 @@ fn read_mode(
     if let Some(dir) = header.parent() {
         args.push(format!("-I{}", if dir.as_os_str().is_empty() { Path::new(".") } else { dir }.display()));
     }
-    // cudaTypedefs.h includes cuda.h, so reading it covers both files in one parse.
-    let main_file = options.typedefs_header.as_deref().unwrap_or(header);
+    // cudaTypedefs.h includes cuda.h, so reading it covers both files in one parse; extra
+    // headers are read through a source that includes them all, held in memory only.
     let index = libclang::Index::new();
-    let tu = libclang::TranslationUnit::parse(&index, main_file, &args)
-        .map_err(|message| ParseError::Clang { path: display.clone(), message })?;
+    let tu = if options.extra_headers.is_empty() {
+        let main_file = options.typedefs_header.as_deref().unwrap_or(header);
+        libclang::TranslationUnit::parse(&index, main_file, None, &args)
+    } else {
+        let umbrella = header.with_file_name(UMBRELLA_FILE);
+        libclang::TranslationUnit::parse(&index, &umbrella, Some(&umbrella_source(header, options)), &args)
+    }
+    .map_err(|message| ParseError::Clang { path: display.clone(), message })?;
     let diagnostics = tu.diagnostics();
     if let Some(d) = diagnostics.iter().find(|d| d.severity >= clang_sys::CXDiagnostic_Error) {
         let file = Path::new(&d.file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -256,27 +319,35 @@ fn read_mode(
         return Err(ParseError::Diagnostic { location, message: d.message.clone(), mode });
     }
     let primary = options.modes.first() == Some(&mode);
-    let builder = build::Builder::new(
-        &tu,
-        mode,
-        header,
-        options.typedefs_header.as_deref(),
-        &options.system_include_dir,
-        primary,
-    );
+    let mut driver_headers = vec![(header.to_path_buf(), None)];
+    driver_headers.extend(options.extra_headers.iter().map(|e| (e.header.clone(), Some(file_name(&e.header)))));
+    let typedef_headers: Vec<&Path> = options
+        .typedefs_header
+        .iter()
+        .chain(options.extra_headers.iter().filter_map(|e| e.typedefs.as_ref()))
+        .map(PathBuf::as_path)
+        .collect();
+    let builder =
+        build::Builder::new(&tu, mode, &driver_headers, &typedef_headers, &options.system_include_dir, primary);
     let mut model = builder.build()?;
-    let skipped = skipped_in(&tu, header);
+    let headers: Vec<&Path> = driver_headers.iter().map(|(path, _)| path.as_path()).collect();
+    let skipped = skipped_in(&tu, &headers);
     check_skipped_alignments(&skipped, &model, mode)?;
     if primary {
         // Macros are read in the primary mode only.
-        drop_undefined_macros(text, &skipped, &mut model);
+        drop_undefined_macros(texts, &skipped, &mut model);
         model.per_thread_macros = per_thread_renames(&skipped);
     }
     Ok(model)
 }
 
-/// A preprocessor branch of the main header that this mode left out.
+/// The name the in-memory source of [`umbrella_source`] goes by, in the main header's folder.
+const UMBRELLA_FILE: &str = "ctkgen-headers-read-together.h";
+
+/// A preprocessor branch of one of the driver headers that this mode left out.
 struct Skipped {
+    /// Which driver header: 0 for the main one, then the extra headers in order.
+    file: usize,
     /// Byte offsets of the range.
     start: u32,
     end: u32,
@@ -285,17 +356,19 @@ struct Skipped {
     tokens: Vec<String>,
 }
 
-/// The main header's skipped ranges, located and tokenized once for every check that reads them.
-fn skipped_in(tu: &libclang::TranslationUnit, header: &Path) -> Vec<Skipped> {
-    let main = build::canonical(header);
+/// The driver headers' skipped ranges, located and tokenized once for every check that reads them.
+fn skipped_in(tu: &libclang::TranslationUnit, headers: &[&Path]) -> Vec<Skipped> {
+    let canonical: Vec<PathBuf> = headers.iter().map(|h| build::canonical(h)).collect();
     let mut out = Vec::new();
     for range in tu.skipped_ranges() {
         let (file, line, column) = range.start().spelling();
-        if build::canonical(Path::new(&file)) != main {
+        let path = build::canonical(Path::new(&file));
+        let Some(index) = canonical.iter().position(|h| *h == path) else {
             continue;
-        }
+        };
         let name = Path::new(&file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file);
         out.push(Skipped {
+            file: index,
             start: range.start().offset(),
             end: range.end().offset(),
             location: format!("{name}:{line}:{column}"),
@@ -319,9 +392,9 @@ fn check_skipped_alignments(
         let enclosing = model
             .record_spans
             .iter()
-            .filter(|(s, e, _)| *s <= range.start && range.end <= *e)
-            .min_by_key(|(s, e, _)| e - s)
-            .map(|(_, _, name)| name);
+            .filter(|span| span.file == range.file && span.start <= range.start && range.end <= span.end)
+            .min_by_key(|span| span.end - span.start)
+            .map(|span| &span.record);
         let aligned = enclosing
             .and_then(|name| model.records.iter().find(|r| &r.name == name))
             .is_some_and(|r| !r.explicit_alignments.is_empty());
@@ -332,10 +405,21 @@ fn check_skipped_alignments(
     Ok(())
 }
 
-/// Removes macros that an active `#undef` later in the header takes back: they do not exist
-/// for code that includes the header.
-fn drop_undefined_macros(text: &[u8], skipped: &[Skipped], model: &mut build::ModeModel) {
-    let mut undefs: Vec<(String, u32)> = Vec::new();
+/// Removes macros that an active `#undef` later in the same header takes back: they do not
+/// exist for code that includes the header. `texts` are the driver headers' bytes, in order.
+fn drop_undefined_macros(texts: &[Vec<u8>], skipped: &[Skipped], model: &mut build::ModeModel) {
+    let mut undefs: Vec<(usize, String, u32)> = Vec::new();
+    for (file, text) in texts.iter().enumerate() {
+        undefs.extend(undefs_in(file, text, skipped));
+    }
+    model
+        .macros
+        .retain(|m| !undefs.iter().any(|(file, name, at)| *file == m.file && name == &m.name && *at > m.offset));
+}
+
+/// The active `#undef`s of one header: (file, name, byte offset).
+fn undefs_in(file: usize, text: &[u8], skipped: &[Skipped]) -> Vec<(usize, String, u32)> {
+    let mut undefs = Vec::new();
     let mut offset = 0u32;
     for line in text.split(|b| *b == b'\n') {
         let trimmed = String::from_utf8_lossy(line);
@@ -343,14 +427,15 @@ fn drop_undefined_macros(text: &[u8], skipped: &[Skipped], model: &mut build::Mo
         if let Some(rest) = t.strip_prefix('#') {
             if let Some(name) = rest.trim_start().strip_prefix("undef") {
                 let name = name.trim().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or_default();
-                if !name.is_empty() && !skipped.iter().any(|r| r.start <= offset && offset <= r.end) {
-                    undefs.push((name.to_string(), offset));
+                let inactive = skipped.iter().any(|r| r.file == file && r.start <= offset && offset <= r.end);
+                if !name.is_empty() && !inactive {
+                    undefs.push((file, name.to_string(), offset));
                 }
             }
         }
         offset += line.len() as u32 + 1;
     }
-    model.macros.retain(|m| !undefs.iter().any(|(name, at)| name == &m.name && *at > m.offset));
+    undefs
 }
 
 /// The per-thread-default-stream renames sit in a branch that is inactive unless the user asks
@@ -365,7 +450,14 @@ fn per_thread_renames(skipped: &[Skipped]) -> Vec<build::MacroDef> {
                 && window[3] == "("
                 && window[5] == ")"
             {
-                out.push(build::MacroDef { name: window[1].clone(), offset: 0, body: window[2..].to_vec(), doc: None });
+                out.push(build::MacroDef {
+                    name: window[1].clone(),
+                    file: range.file,
+                    header: None,
+                    offset: 0,
+                    body: window[2..].to_vec(),
+                    doc: None,
+                });
             }
         }
     }
@@ -515,6 +607,7 @@ fn assemble(model: build::ModeModel) -> ir::Api {
             target: String::new(),
             language_modes: Vec::new(),
             libclang_version: String::new(),
+            extra_headers: Vec::new(),
         },
         functions,
         records: model.records,

@@ -133,9 +133,23 @@ pub struct TranslationUnit<'i> {
 }
 
 impl<'i> TranslationUnit<'i> {
-    /// Parses `file` with `args`; `None` when libclang could not even start.
-    pub fn parse(index: &'i Index, file: &Path, args: &[String]) -> Result<TranslationUnit<'i>, String> {
+    /// Parses `file` with `args`; `None` when libclang could not even start. With `contents`,
+    /// the file is not read from disk: those bytes stand for it (it need not exist).
+    pub fn parse(
+        index: &'i Index,
+        file: &Path,
+        contents: Option<&str>,
+        args: &[String],
+    ) -> Result<TranslationUnit<'i>, String> {
         let file_c = CString::new(file.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+        let mut unsaved: Vec<CXUnsavedFile> = contents
+            .map(|text| CXUnsavedFile {
+                Filename: file_c.as_ptr(),
+                Contents: text.as_ptr() as *const c_char,
+                Length: text.len() as _,
+            })
+            .into_iter()
+            .collect();
         let args_c: Vec<CString> = args.iter().map(|a| CString::new(a.as_bytes()).expect("no NUL in args")).collect();
         let argv: Vec<*const c_char> = args_c.iter().map(|a| a.as_ptr()).collect();
         let mut raw: CXTranslationUnit = std::ptr::null_mut();
@@ -147,8 +161,8 @@ impl<'i> TranslationUnit<'i> {
                 file_c.as_ptr(),
                 argv.as_ptr(),
                 argv.len() as i32,
-                std::ptr::null_mut(),
-                0,
+                unsaved.as_mut_ptr(),
+                unsaved.len() as c_uint,
                 options,
                 &mut raw,
             )

@@ -59,7 +59,14 @@ pub fn constants(macros: &[MacroDef], typedef_names: &BTreeSet<String>, enums: &
             continue;
         }
         known.insert(m.name.clone(), (value.clone(), ty.clone()));
-        out.push(Constant { name: m.name.clone(), ty, value, expr: m.body.join(" "), doc: m.doc.clone() });
+        out.push(Constant {
+            name: m.name.clone(),
+            ty,
+            value,
+            expr: m.body.join(" "),
+            doc: m.doc.clone(),
+            header: m.header.clone(),
+        });
     }
     out
 }
@@ -348,7 +355,8 @@ mod tests {
     use super::*;
 
     fn eval(body: &str, typedefs: &[&str]) -> Option<Constant> {
-        let macros = vec![MacroDef { name: "X".into(), offset: 0, body: tokenize(body), doc: None }];
+        let macros =
+            vec![MacroDef { name: "X".into(), file: 0, header: None, offset: 0, body: tokenize(body), doc: None }];
         let names = typedefs.iter().map(|s| s.to_string()).collect();
         constants(&macros, &names, &[colour()]).pop()
     }

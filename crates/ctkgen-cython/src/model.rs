@@ -60,6 +60,8 @@ pub struct Model {
     /// Results of up to this many items go through the reused-tuple helpers.
     pub result_reuse_max: usize,
     pub pxd_items: Vec<PxdItem>,
+    /// `#include` lines for the extra headers the IR was read with, after the main header.
+    pub extra_includes: Vec<String>,
     pub anonymous_typedefs: Vec<String>,
     pub layout_asserts: Vec<LayoutAssert>,
     pub enums: Vec<EnumView>,
@@ -79,6 +81,16 @@ pub struct Model {
     pub python_modules: Vec<String>,
     pub unclassified: Vec<String>,
     pub report: Vec<String>,
+}
+
+/// The extra headers in reading order, each after what it requires.
+fn extra_includes(api: &Api) -> Vec<String> {
+    let mut lines = Vec::new();
+    for extra in &api.provenance.extra_headers {
+        lines.extend(extra.requires.iter().map(|r| format!("#include <{r}>")));
+        lines.push(format!("#include \"{}\"", extra.header));
+    }
+    lines
 }
 
 #[derive(Debug, Serialize)]
@@ -110,6 +122,7 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
         block_cache_slots: 32,
         result_reuse_max: RESULT_REUSE_MAX,
         pxd_items: pxd::pxd_items(api),
+        extra_includes: extra_includes(api),
         anonymous_typedefs: nameable::anonymous_typedefs(api),
         layout_asserts: guard::layout_asserts(api, conventions),
         enums: classes::enums(api),

@@ -28,6 +28,7 @@ fn function(name: &str, symbol: &str) -> Function {
         params: Vec::new(),
         deprecated: false,
         doc: None,
+        header: None,
     }
 }
 
@@ -43,6 +44,7 @@ fn api() -> Api {
             target: "x86_64-unknown-linux-gnu".into(),
             language_modes: Vec::new(),
             libclang_version: String::new(),
+            extra_headers: Vec::new(),
         },
         functions: vec![function("widgetLookup", "widgetLookup_v9"), function("widgetPoke", "widgetPoke")],
         records: Vec::new(),
@@ -52,6 +54,7 @@ fn api() -> Api {
             underlying: Primitive::UnsignedInt,
             constants: vec![constant("WIDGET_MISSING", 3), constant("WIDGET_FINE", 7)],
             doc: None,
+            header: None,
         }],
         typedefs: vec![Typedef {
             name: "widget_status".into(),
@@ -61,6 +64,7 @@ fn api() -> Api {
             explicit_alignments: Vec::new(),
             system: false,
             doc: None,
+            header: None,
         }],
         constants: Vec::new(),
     }

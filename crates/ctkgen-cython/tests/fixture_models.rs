@@ -107,6 +107,7 @@ fn unclassified_parameters_fail_generation_by_name() {
         params: vec![Param { name: "what".into(), ty: int_pointer }],
         deprecated: false,
         doc: Some("\\brief Does something\n\n\\param what - Something\n".into()),
+        header: None,
     });
     let error = emit(&api, &options()).unwrap_err().to_string();
     assert!(error.contains("cuMystery.what (int *)"), "{error}");

@@ -37,10 +37,15 @@ fn scanned_files() -> Vec<PathBuf> {
     files
 }
 
-/// Names declared by the pinned stand-ins for system headers: not the library's own.
+/// Names declared by the pinned stand-ins for the C library's headers (the files at the top of
+/// `headers/include`): not the library's own. The graphics API stand-ins in its subfolders
+/// declare types the library's interop headers use, which the bindings expose as its own.
 fn system_names() -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for entry in std::fs::read_dir(root().join("headers/include")).unwrap().flatten() {
+        if entry.path().is_dir() {
+            continue;
+        }
         let text = std::fs::read_to_string(entry.path()).unwrap();
         for line in text.lines().filter(|l| l.trim_start().starts_with("typedef")) {
             if let Some(last) = identifiers(line).last() {

@@ -17,6 +17,7 @@ fn api(ctk: &str) -> Api {
             target: "x86_64-unknown-linux-gnu".into(),
             language_modes: vec![LanguageMode::C11, LanguageMode::Cxx17],
             libclang_version: "test".into(),
+            extra_headers: Vec::new(),
         },
         functions: Vec::new(),
         records: Vec::new(),
@@ -54,6 +55,7 @@ fn function(name: &str, symbol: &str, params: &[(&str, Type)]) -> Function {
         params: params.iter().map(|(n, t)| Param { name: n.to_string(), ty: t.clone() }).collect(),
         deprecated: false,
         doc: None,
+        header: None,
     }
 }
 
@@ -66,7 +68,16 @@ fn record(name: &str, size: u64, align: u64, fields: Vec<Field>) -> Record {
 }
 
 fn typedef(name: &str, ty: Type, size: u64, align: u64) -> Typedef {
-    Typedef { name: name.into(), ty, size, align, explicit_alignments: Vec::new(), system: false, doc: None }
+    Typedef {
+        name: name.into(),
+        ty,
+        size,
+        align,
+        explicit_alignments: Vec::new(),
+        system: false,
+        doc: None,
+        header: None,
+    }
 }
 
 fn enumeration(name: &str, constants: &[(&str, i128)]) -> Enum {
@@ -76,6 +87,7 @@ fn enumeration(name: &str, constants: &[(&str, i128)]) -> Enum {
         underlying: Primitive::UnsignedInt,
         constants: constants.iter().map(|(n, v)| EnumConstant { name: n.to_string(), value: *v, doc: None }).collect(),
         doc: None,
+        header: None,
     }
 }
 
@@ -86,6 +98,7 @@ fn constant(name: &str, value: i128) -> Constant {
         value: ConstantValue::Int(value),
         expr: value.to_string(),
         doc: None,
+        header: None,
     }
 }
 

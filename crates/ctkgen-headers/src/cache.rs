@@ -6,6 +6,7 @@
 //! - `locks/`: one lock file per CTK, so concurrent fetches take turns;
 //! - `libclang/<version>/`: see [`crate::locate_libclang`].
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -44,6 +45,24 @@ pub struct HeaderSet {
     pub ctk: Option<String>,
     /// The header's `CUDA_VERSION`, e.g. `13010`.
     pub cuda_version: Option<u32>,
+    /// For a catalogue release: every header file name in `include_dir` the catalogue vouches
+    /// for, each checked against its sha256. `None` when the headers come from elsewhere (an
+    /// installed toolkit, a lone header), where what is in the folder is taken as it is.
+    pub catalogued: Option<BTreeSet<String>>,
+    /// Further headers read after the main one, in order (empty unless the caller adds them:
+    /// which headers a library has is its description's to say).
+    pub extra_headers: Vec<ExtraHeaderPath>,
+    /// The pinned stand-ins the extra headers include (`GL/gl.h`, ...), as (name relative to
+    /// the stand-in folder, file): a package built from these headers ships them.
+    pub stand_ins: Vec<(String, PathBuf)>,
+}
+
+/// A further header of a [`HeaderSet`], with its typedef header and what it needs included first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtraHeaderPath {
+    pub header: PathBuf,
+    pub typedefs: Option<PathBuf>,
+    pub requires: Vec<String>,
 }
 
 impl Cache {
@@ -153,44 +172,92 @@ pub fn fetch_with(release: &Release, cache: &Cache, pip: &Pip) -> Result<HeaderS
     })
 }
 
-/// True when every header of the release is in the cache with the catalogued hash.
-fn cached_headers_intact(include_dir: &Path, release: &Release) -> bool {
-    release
-        .headers
+/// One wheel of a release and the headers it carries.
+struct WheelSource<'r> {
+    package: &'r str,
+    wheel_version: &'r str,
+    wheel_file: &'r str,
+    wheel_sha256: &'r str,
+    include_dir: &'r str,
+    headers: &'r BTreeMap<String, String>,
+}
+
+/// The runtime wheel, then each companion wheel.
+fn wheel_sources(release: &Release) -> Vec<WheelSource<'_>> {
+    let mut sources = vec![WheelSource {
+        package: &release.package,
+        wheel_version: &release.wheel_version,
+        wheel_file: &release.wheel_file,
+        wheel_sha256: &release.wheel_sha256,
+        include_dir: &release.include_dir,
+        headers: &release.headers,
+    }];
+    sources.extend(release.companions.iter().map(|c| WheelSource {
+        package: &c.package,
+        wheel_version: &c.wheel_version,
+        wheel_file: &c.wheel_file,
+        wheel_sha256: &c.wheel_sha256,
+        include_dir: &c.include_dir,
+        headers: &c.headers,
+    }));
+    sources
+}
+
+/// True when every header of `headers` is in the cache with the catalogued hash.
+fn intact(include_dir: &Path, headers: &BTreeMap<String, String>) -> bool {
+    headers
         .iter()
         .all(|(name, expected)| fs::read(include_dir.join(name)).is_ok_and(|bytes| &sha256_bytes(&bytes) == expected))
 }
 
+/// True when every header of the release, from every wheel, is in the cache intact.
+fn cached_headers_intact(include_dir: &Path, release: &Release) -> bool {
+    wheel_sources(release).iter().all(|source| intact(include_dir, source.headers))
+}
+
+/// Downloads the wheels whose headers are missing or damaged in the cache (a cache folder
+/// filled from an older catalogue gains the headers it lacks), checks every hash, and
+/// installs their headers. Every wheel is read and checked before any header is written, so a
+/// bad wheel never replaces a good cached file.
 fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir: &Path) -> Result<(), HeadersError> {
-    let requirement = format!("{}=={}", release.package, release.wheel_version);
-    let purpose = format!("the headers of CTK {}", release.ctk);
-    let (_download, wheel_path) = cache.download_wheel(pip, &requirement, &release.wheel_platforms(), &purpose)?;
-
-    let wheel_sha256 = sha256_file(&wheel_path)?;
-    if wheel_sha256 != release.wheel_sha256 {
-        return Err(HeadersError::HashMismatch {
-            file: wheel_path.file_name().unwrap_or_default().to_string_lossy().into_owned(),
-            expected: release.wheel_sha256.clone(),
-            actual: wheel_sha256,
-        });
-    }
-
-    // Every header is read and checked before any is written, so a bad wheel never replaces a
-    // good cached file.
-    let mut wheel = Wheel::open(&wheel_path)?;
-    let mut checked = Vec::with_capacity(release.headers.len());
-    for (name, expected) in &release.headers {
-        let member = format!("{}/{name}", release.include_dir);
-        let bytes = wheel.read_small(&member)?;
-        let actual = sha256_bytes(&bytes);
-        if &actual != expected {
+    let mut checked: Vec<(&String, Vec<u8>)> = Vec::new();
+    let mut downloads = Vec::new();
+    for source in wheel_sources(release) {
+        if intact(include_dir, source.headers) {
+            continue;
+        }
+        let requirement = format!("{}=={}", source.package, source.wheel_version);
+        let purpose = format!("the headers of CTK {}", release.ctk);
+        let platforms = crate::catalogue::wheel_platforms(source.wheel_file);
+        let (download, wheel_path) = cache.download_wheel(pip, &requirement, &platforms, &purpose)?;
+        let wheel_sha256 = sha256_file(&wheel_path)?;
+        if wheel_sha256 != source.wheel_sha256 {
             return Err(HeadersError::HashMismatch {
-                file: format!("{member} in {}", release.wheel_file),
-                expected: expected.clone(),
-                actual,
+                file: format!("{} (CTK {})", wheel_path.file_name().unwrap_or_default().to_string_lossy(), release.ctk),
+                expected: source.wheel_sha256.to_string(),
+                actual: wheel_sha256,
             });
         }
-        checked.push((name, bytes));
+        let mut wheel = Wheel::open(&wheel_path)?;
+        for (name, expected) in source.headers {
+            let member = format!("{}/{name}", source.include_dir);
+            let bytes = wheel.read_small(&member).map_err(|error| match error {
+                HeadersError::MissingMember { wheel, member } => {
+                    HeadersError::MissingMember { wheel, member: format!("{member} (a header of CTK {})", release.ctk) }
+                }
+                other => other,
+            })?;
+            let actual = sha256_bytes(&bytes);
+            if &actual != expected {
+                return Err(HeadersError::HashMismatch {
+                    file: format!("{member} in {} (CTK {})", source.wheel_file, release.ctk),
+                    expected: expected.clone(),
+                    actual,
+                });
+            }
+            checked.push((name, bytes));
+        }
+        downloads.push(download);
     }
 
     fs::create_dir_all(include_dir).map_err(|source| unwritable(include_dir, source))?;
@@ -208,6 +275,7 @@ fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir
         let target = include_dir.join(name);
         fs::rename(staging.path().join(name), &target).map_err(|source| unwritable(&target, source))?;
     }
+    drop(downloads);
     Ok(())
 }
 
@@ -220,6 +288,9 @@ fn header_set(include_dir: &Path, release: &Release) -> Result<HeaderSet, Header
         typedefs_header: release.headers.contains_key(TYPEDEFS_HEADER).then(|| include_dir.join(TYPEDEFS_HEADER)),
         ctk: Some(release.ctk.clone()),
         cuda_version,
+        catalogued: Some(wheel_sources(release).iter().flat_map(|source| source.headers.keys().cloned()).collect()),
+        extra_headers: Vec::new(),
+        stand_ins: Vec::new(),
     })
 }
 

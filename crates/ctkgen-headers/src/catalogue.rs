@@ -38,6 +38,25 @@ pub struct Release {
     pub headers: BTreeMap<String, String>,
     /// Folder inside the wheel that holds the headers, e.g. `nvidia/cu13/include`.
     pub include_dir: String,
+    /// Further wheels of the same release that carry the rest of its headers, each named by
+    /// the `cuda-toolkit` extra that requires it (the profiler API ships apart from the runtime).
+    pub companions: Vec<Companion>,
+}
+
+/// A wheel beside the runtime wheel that carries some of a release's headers; they are
+/// installed into the same cache folder as the runtime wheel's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Companion {
+    /// The `cuda-toolkit` extra that requires this wheel, e.g. `profiler`.
+    pub extra: String,
+    pub package: String,
+    pub wheel_version: String,
+    pub wheel_file: String,
+    pub wheel_sha256: String,
+    /// Folder inside the wheel that holds the headers.
+    pub include_dir: String,
+    /// Header file name -> sha256.
+    pub headers: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -59,6 +78,20 @@ struct RawRelease {
     wheel_sha256: Spanned<String>,
     include_dir: Spanned<String>,
     headers: Spanned<BTreeMap<String, String>>,
+    #[serde(default)]
+    companion: Vec<Spanned<RawCompanion>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCompanion {
+    extra: String,
+    package: String,
+    wheel_version: String,
+    wheel_file: String,
+    wheel_sha256: String,
+    include_dir: String,
+    headers: BTreeMap<String, String>,
 }
 
 impl RawRelease {
@@ -72,6 +105,22 @@ impl RawRelease {
             wheel_sha256: self.wheel_sha256.get_ref().clone(),
             headers: self.headers.get_ref().clone(),
             include_dir: self.include_dir.get_ref().clone(),
+            companions: self
+                .companion
+                .iter()
+                .map(|c| {
+                    let c = c.get_ref();
+                    Companion {
+                        extra: c.extra.clone(),
+                        package: c.package.clone(),
+                        wheel_version: c.wheel_version.clone(),
+                        wheel_file: c.wheel_file.clone(),
+                        wheel_sha256: c.wheel_sha256.clone(),
+                        include_dir: c.include_dir.clone(),
+                        headers: c.headers.clone(),
+                    }
+                })
+                .collect(),
         }
     }
 
@@ -86,6 +135,7 @@ impl RawRelease {
             Field::WheelSha256 => self.wheel_sha256.span(),
             Field::IncludeDir => self.include_dir.span(),
             Field::Headers => self.headers.span(),
+            Field::Companion(index) => self.companion.get(index).map_or(self.headers.span(), Spanned::span),
         };
         span.start
     }
@@ -102,6 +152,8 @@ pub(crate) enum Field {
     WheelSha256,
     IncludeDir,
     Headers,
+    /// The companion wheel at this position.
+    Companion(usize),
 }
 
 impl Catalogue {
@@ -246,6 +298,23 @@ impl Catalogue {
             for (name, sha256) in &release.headers {
                 let _ = writeln!(out, "{} = {}", quote(name), quote(sha256));
             }
+            for companion in &release.companions {
+                out.push_str("\n[[release.companion]]\n");
+                for (key, value) in [
+                    ("extra", &companion.extra),
+                    ("package", &companion.package),
+                    ("wheel_version", &companion.wheel_version),
+                    ("wheel_file", &companion.wheel_file),
+                    ("wheel_sha256", &companion.wheel_sha256),
+                    ("include_dir", &companion.include_dir),
+                ] {
+                    let _ = writeln!(out, "{key} = {}", quote(value));
+                }
+                out.push_str("\n[release.companion.headers]\n");
+                for (name, sha256) in &companion.headers {
+                    let _ = writeln!(out, "{} = {}", quote(name), quote(sha256));
+                }
+            }
         }
         out
     }
@@ -265,59 +334,109 @@ impl Release {
                 format!("toolkit_version {:?} does not match ctk {}", self.toolkit_version, self.ctk),
             ));
         }
-        if !is_plain_name(&self.package) {
-            return Err((Field::Package, format!("package {:?} is not a package name", self.package)));
-        }
-        if version_components(&self.wheel_version).is_none() {
-            return Err((
-                Field::WheelVersion,
-                format!("wheel_version {:?} is not an exact version", self.wheel_version),
-            ));
-        }
-        let wheel_prefix = format!("{}-{}-", self.package.replace('-', "_"), self.wheel_version);
-        if !is_plain_name(&self.wheel_file)
-            || !self.wheel_file.ends_with(".whl")
-            || !self.wheel_file.starts_with(&wheel_prefix)
-        {
-            return Err((
-                Field::WheelFile,
-                format!("wheel_file {:?} is not a wheel of {}", self.wheel_file, self.package),
-            ));
-        }
-        if !is_sha256_hex(&self.wheel_sha256) {
-            return Err((Field::WheelSha256, "wheel_sha256 is not 64 lowercase hex digits".into()));
-        }
-        let include_dir = Path::new(&self.include_dir);
-        let relative =
-            !self.include_dir.is_empty() && include_dir.components().all(|c| matches!(c, Component::Normal(_)));
-        if !relative || self.include_dir.contains('\\') {
-            return Err((Field::IncludeDir, format!("include_dir {:?} is not a relative path", self.include_dir)));
-        }
+        check_wheel(
+            WheelFields {
+                package: &self.package,
+                wheel_version: &self.wheel_version,
+                wheel_file: &self.wheel_file,
+                wheel_sha256: &self.wheel_sha256,
+                include_dir: &self.include_dir,
+                headers: &self.headers,
+            },
+            |field| field,
+        )?;
         if !self.headers.contains_key(MAIN_HEADER) {
             return Err((Field::Headers, format!("headers lack {MAIN_HEADER}")));
         }
-        for (name, sha256) in &self.headers {
-            if !is_plain_name(name) {
-                return Err((Field::Headers, format!("header {name:?} is not a plain file name")));
+        for (index, companion) in self.companions.iter().enumerate() {
+            let at = |_| Field::Companion(index);
+            if !is_plain_name(&companion.extra) {
+                return Err((at(Field::Package), format!("companion extra {:?} is not a name", companion.extra)));
             }
-            if !is_sha256_hex(sha256) {
-                return Err((Field::Headers, format!("sha256 of {name} is not 64 lowercase hex digits")));
+            check_wheel(
+                WheelFields {
+                    package: &companion.package,
+                    wheel_version: &companion.wheel_version,
+                    wheel_file: &companion.wheel_file,
+                    wheel_sha256: &companion.wheel_sha256,
+                    include_dir: &companion.include_dir,
+                    headers: &companion.headers,
+                },
+                at,
+            )
+            .map_err(|(field, reason)| (field, format!("companion {}: {reason}", companion.extra)))?;
+            // One cache folder holds every wheel's headers, so a name may come from one wheel only.
+            let earlier = std::iter::once(&self.headers).chain(self.companions[..index].iter().map(|c| &c.headers));
+            for known in earlier {
+                if let Some(name) = companion.headers.keys().find(|name| known.contains_key(*name)) {
+                    return Err((at(Field::Headers), format!("header {name} is listed by two wheels")));
+                }
             }
         }
         Ok(())
     }
+}
 
-    /// Platform tags of the wheel file name, e.g. `manylinux2014_x86_64`, so pip fetches the very
-    /// same file whatever host it runs on.
-    pub(crate) fn wheel_platforms(&self) -> Vec<String> {
-        let stem = self.wheel_file.trim_end_matches(".whl");
-        match stem.rsplit('-').next() {
-            Some(platform) if platform != "any" && stem.matches('-').count() >= 4 => {
-                platform.split('.').map(str::to_string).collect()
-            }
-            _ => Vec::new(),
+/// Platform tags of a wheel file name, e.g. `manylinux2014_x86_64`, so pip fetches the very
+/// same file whatever host it runs on.
+pub(crate) fn wheel_platforms(wheel_file: &str) -> Vec<String> {
+    let stem = wheel_file.trim_end_matches(".whl");
+    match stem.rsplit('-').next() {
+        Some(platform) if platform != "any" && stem.matches('-').count() >= 4 => {
+            platform.split('.').map(str::to_string).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The fields a runtime wheel and a companion wheel share, checked alike.
+struct WheelFields<'a> {
+    package: &'a str,
+    wheel_version: &'a str,
+    wheel_file: &'a str,
+    wheel_sha256: &'a str,
+    include_dir: &'a str,
+    headers: &'a BTreeMap<String, String>,
+}
+
+/// Checks one wheel's fields; `at` maps the field to the one reported.
+fn check_wheel(wheel: WheelFields, at: impl Fn(Field) -> Field) -> Result<(), (Field, String)> {
+    if !is_plain_name(wheel.package) {
+        return Err((at(Field::Package), format!("package {:?} is not a package name", wheel.package)));
+    }
+    if version_components(wheel.wheel_version).is_none() {
+        return Err((
+            at(Field::WheelVersion),
+            format!("wheel_version {:?} is not an exact version", wheel.wheel_version),
+        ));
+    }
+    let wheel_prefix = format!("{}-{}-", wheel.package.replace('-', "_"), wheel.wheel_version);
+    if !is_plain_name(wheel.wheel_file)
+        || !wheel.wheel_file.ends_with(".whl")
+        || !wheel.wheel_file.starts_with(&wheel_prefix)
+    {
+        return Err((
+            at(Field::WheelFile),
+            format!("wheel_file {:?} is not a wheel of {}", wheel.wheel_file, wheel.package),
+        ));
+    }
+    if !is_sha256_hex(wheel.wheel_sha256) {
+        return Err((at(Field::WheelSha256), "wheel_sha256 is not 64 lowercase hex digits".into()));
+    }
+    let include_dir = Path::new(wheel.include_dir);
+    let relative = !wheel.include_dir.is_empty() && include_dir.components().all(|c| matches!(c, Component::Normal(_)));
+    if !relative || wheel.include_dir.contains('\\') {
+        return Err((at(Field::IncludeDir), format!("include_dir {:?} is not a relative path", wheel.include_dir)));
+    }
+    for (name, sha256) in wheel.headers {
+        if !is_plain_name(name) {
+            return Err((at(Field::Headers), format!("header {name:?} is not a plain file name")));
+        }
+        if !is_sha256_hex(sha256) {
+            return Err((at(Field::Headers), format!("sha256 of {name} is not 64 lowercase hex digits")));
         }
     }
+    Ok(())
 }
 
 /// Numeric components of a dotted version; `None` for anything else.
@@ -384,11 +503,12 @@ mod tests {
             wheel_sha256: "0".repeat(64),
             headers: BTreeMap::from([(MAIN_HEADER.to_string(), "0".repeat(64))]),
             include_dir: "nvidia/cu13/include".into(),
+            companions: Vec::new(),
         };
         assert_eq!(release.check(), Ok(()));
-        assert_eq!(release.wheel_platforms(), ["manylinux2014_x86_64", "manylinux_2_17_x86_64"]);
+        assert_eq!(wheel_platforms(&release.wheel_file), ["manylinux2014_x86_64", "manylinux_2_17_x86_64"]);
         let pure = Release { wheel_file: "nvidia_cuda_runtime-13.1.80-py3-none-any.whl".into(), ..release };
-        assert!(pure.wheel_platforms().is_empty());
+        assert!(wheel_platforms(&pure.wheel_file).is_empty());
     }
 
     #[test]
@@ -402,6 +522,7 @@ mod tests {
             wheel_sha256: "0".repeat(64),
             headers: BTreeMap::from([("../cuda.h".to_string(), "0".repeat(64))]),
             include_dir: "/etc".into(),
+            companions: Vec::new(),
         };
         assert!(matches!(release.check(), Err((Field::IncludeDir, _))));
         let release = Release { include_dir: "include".into(), ..release };

@@ -21,6 +21,9 @@ pub fn from_cuda_home(dir: &Path) -> Result<HeaderSet, HeadersError> {
         typedefs_header: typedefs_header.is_file().then_some(typedefs_header),
         main_header,
         include_dir,
+        catalogued: None,
+        extra_headers: Vec::new(),
+        stand_ins: Vec::new(),
     })
 }
 

@@ -1,8 +1,9 @@
 //! Where ctkgen's headers come from, and proof that they are the right ones.
 //!
 //! The catalogue (`headers/ctk.toml`) names, for every CUDA Toolkit release, the runtime wheel on
-//! the Python package index that carries its `cuda.h` and `cudaTypedefs.h`, with the sha256 of
-//! the wheel and of each header. [`fetch`] downloads that wheel through the user's own `pip` (so
+//! the Python package index that carries its `cuda.h`, `cudaTypedefs.h` and other driver
+//! headers, and the companion wheels that carry the rest (`cudaProfiler.h`), with the sha256 of
+//! every wheel and header. [`fetch`] downloads that wheel through the user's own `pip` (so
 //! their index settings and proxies apply), checks every hash, and keeps the headers in a local
 //! cache that later runs read without touching the network. [`from_cuda_home`] reads the headers
 //! of an installed toolkit instead, and [`locate_libclang`] finds (or provisions) the libclang
@@ -19,8 +20,8 @@ mod pip;
 mod refresh;
 mod wheel;
 
-pub use cache::{fetch, fetch_with, Cache, HeaderSet};
-pub use catalogue::{Catalogue, Release};
+pub use cache::{fetch, fetch_with, Cache, ExtraHeaderPath, HeaderSet};
+pub use catalogue::{Catalogue, Companion, Release};
 pub use cuda_home::from_cuda_home;
 pub use error::HeadersError;
 pub use libclang::{locate_libclang, locate_libclang_with, LIBCLANG_WHEEL_VERSION};

@@ -6,10 +6,15 @@ use std::path::Path;
 use crate::catalogue::{normalize_ctk, version_components};
 use crate::hash::{sha256_bytes, sha256_file};
 use crate::wheel::Wheel;
-use crate::{Catalogue, HeadersError, Pip, Release, MAIN_HEADER, TYPEDEFS_HEADER};
+use crate::{Catalogue, Companion, HeadersError, Pip, Release, MAIN_HEADER, TYPEDEFS_HEADER};
 
 /// The meta-package whose metadata maps each CTK release to its runtime wheel.
 const TOOLKIT_PACKAGE: &str = "cuda-toolkit";
+/// The meta-package extra that names the runtime wheel, and the start of that wheel's name.
+const RUNTIME_EXTRA: (&str, &str) = ("cudart", "nvidia-cuda-runtime");
+/// Extras whose wheels may carry headers the runtime wheel lacks (`cudaProfiler.h` ships in
+/// the profiler API's own wheel), with the start of each wheel's name.
+const COMPANION_EXTRAS: [(&str, &str); 1] = [("profiler", "nvidia-cuda-profiler-api")];
 /// Oldest CTK major the catalogue covers.
 const OLDEST_MAJOR: u32 = 12;
 /// The catalogue pins the Linux x86-64 wheels; pip only picks a wheel whose platform tag it is
@@ -22,8 +27,8 @@ const REFRESH_PLATFORMS: [&str; 5] = [
     "manylinux_2_28_x86_64",
 ];
 
-/// What one runtime wheel holds, keyed by the requirement that resolved to it.
-struct RuntimeWheel {
+/// What one wheel holds, keyed by the requirement that resolved to it.
+struct InspectedWheel {
     wheel_version: String,
     wheel_file: String,
     wheel_sha256: String,
@@ -33,8 +38,15 @@ struct RuntimeWheel {
 
 /// Asks the index for every `cuda-toolkit` release from 12.0 on, reads which runtime wheel each
 /// one requires, downloads and hashes those wheels and their headers, and writes the catalogue
-/// to `out` (replacing it atomically). `progress` receives one line per step.
-pub fn refresh_catalogue(out: &Path, pip: &Pip, progress: &mut dyn FnMut(&str)) -> Result<Catalogue, HeadersError> {
+/// to `out` (replacing it atomically). Besides `cuda.h` and `cudaTypedefs.h`, every header named
+/// in `extra_headers` that a release's wheels carry is catalogued: from the runtime wheel, else
+/// from a companion wheel (see `COMPANION_EXTRAS`). `progress` receives one line per step.
+pub fn refresh_catalogue(
+    out: &Path,
+    pip: &Pip,
+    extra_headers: &[String],
+    progress: &mut dyn FnMut(&str),
+) -> Result<Catalogue, HeadersError> {
     let mut toolkit_versions: Vec<(Vec<u32>, String)> = pip
         .index_versions(TOOLKIT_PACKAGE)?
         .into_iter()
@@ -49,30 +61,78 @@ pub fn refresh_catalogue(out: &Path, pip: &Pip, progress: &mut dyn FnMut(&str)) 
         let dest = work.path().join(format!("toolkit-{index}"));
         create_dir(&dest)?;
         let wheel = pip.download_wheel(&format!("{TOOLKIT_PACKAGE}=={toolkit_version}"), &[], &dest)?;
-        let (package, version_prefix) = runtime_requirement(&wheel)?;
+        let (package, version_prefix) = extra_requirement(&wheel, RUNTIME_EXTRA)?.ok_or_else(|| {
+            malformed_metadata(&wheel, format!("no {} requirement for the {} extra", RUNTIME_EXTRA.1, RUNTIME_EXTRA.0))
+        })?;
         progress(&format!("{TOOLKIT_PACKAGE} {toolkit_version} needs {package}=={version_prefix}.*"));
-        requirements.push((toolkit_version.clone(), package, version_prefix));
-    }
-
-    let mut wheels: BTreeMap<(String, String), RuntimeWheel> = BTreeMap::new();
-    let platforms: Vec<String> = REFRESH_PLATFORMS.iter().map(|p| p.to_string()).collect();
-    for (_, package, version_prefix) in &requirements {
-        let key = (package.clone(), version_prefix.clone());
-        if wheels.contains_key(&key) {
-            continue;
+        let mut companions = Vec::new();
+        for extra in COMPANION_EXTRAS {
+            if let Some(requirement) = extra_requirement(&wheel, extra)? {
+                companions.push((extra.0, requirement));
+            }
         }
-        let dest = work.path().join(format!("runtime-{}", wheels.len()));
-        create_dir(&dest)?;
-        let requirement = format!("{package}=={version_prefix}.*");
-        let wheel = pip.download_wheel(&requirement, &platforms, &dest)?;
-        let runtime = inspect_runtime_wheel(&wheel)?;
-        progress(&format!("{requirement} resolved to {}", runtime.wheel_file));
-        wheels.insert(key, runtime);
+        requirements.push((toolkit_version.clone(), package, version_prefix, companions));
     }
 
-    let mut releases = Vec::with_capacity(requirements.len());
-    for (toolkit_version, package, version_prefix) in requirements {
-        let runtime = &wheels[&(package.clone(), version_prefix)];
+    // The headers wanted from every release: the two the catalogue always has, then the others.
+    let mut wanted: Vec<&str> = vec![MAIN_HEADER, TYPEDEFS_HEADER];
+    wanted.extend(
+        extra_headers.iter().map(String::as_str).filter(|name| *name != MAIN_HEADER && *name != TYPEDEFS_HEADER),
+    );
+    let mut wheels: BTreeMap<(String, String), InspectedWheel> = BTreeMap::new();
+    let platforms: Vec<String> = REFRESH_PLATFORMS.iter().map(|p| p.to_string()).collect();
+    let mut fetch =
+        |package: &str, version_prefix: &str, optional: &[&str], required: &[&str], progress: &mut dyn FnMut(&str)| {
+            let key = (package.to_string(), version_prefix.to_string());
+            if !wheels.contains_key(&key) {
+                let dest = work.path().join(format!("wheel-{}", wheels.len()));
+                create_dir(&dest)?;
+                let requirement = format!("{package}=={version_prefix}.*");
+                let wheel = pip.download_wheel(&requirement, &platforms, &dest)?;
+                let found = inspect_wheel(&wheel, required, optional)?;
+                progress(&format!("{requirement} resolved to {}", found.wheel_file));
+                wheels.insert(key.clone(), found);
+            }
+            Ok::<_, HeadersError>(key)
+        };
+    let mut keyed = Vec::with_capacity(requirements.len());
+    for (toolkit_version, package, version_prefix, companion_requirements) in requirements {
+        let runtime_key = fetch(&package, &version_prefix, &wanted[2..], &wanted[..2], progress)?;
+        let mut companion_keys = Vec::new();
+        for (extra, (companion_package, companion_prefix)) in companion_requirements {
+            companion_keys.push((extra, fetch(&companion_package, &companion_prefix, &wanted[2..], &[], progress)?));
+        }
+        keyed.push((toolkit_version, package, runtime_key, companion_keys));
+    }
+
+    let mut releases = Vec::with_capacity(keyed.len());
+    for (toolkit_version, package, runtime_key, companion_keys) in keyed {
+        let runtime = &wheels[&runtime_key];
+        let mut companions = Vec::new();
+        let mut seen: Vec<&String> = runtime.headers.keys().collect();
+        for (extra, key) in companion_keys {
+            let wheel = &wheels[&key];
+            // Only headers no earlier wheel of the release carries.
+            let headers: BTreeMap<String, String> = wheel
+                .headers
+                .iter()
+                .filter(|(name, _)| !seen.contains(name))
+                .map(|(n, h)| (n.clone(), h.clone()))
+                .collect();
+            if headers.is_empty() {
+                continue;
+            }
+            seen.extend(wheel.headers.keys());
+            companions.push(Companion {
+                extra: extra.to_string(),
+                package: key.0.clone(),
+                wheel_version: wheel.wheel_version.clone(),
+                wheel_file: wheel.wheel_file.clone(),
+                wheel_sha256: wheel.wheel_sha256.clone(),
+                include_dir: wheel.include_dir.clone(),
+                headers,
+            });
+        }
         let ctk = normalize_ctk(&toolkit_version).ok_or_else(|| HeadersError::PipOutput {
             command: format!("pip index versions {TOOLKIT_PACKAGE}"),
             detail: format!("{toolkit_version:?} is not a release number"),
@@ -86,6 +146,7 @@ pub fn refresh_catalogue(out: &Path, pip: &Pip, progress: &mut dyn FnMut(&str)) 
             wheel_sha256: runtime.wheel_sha256.clone(),
             headers: runtime.headers.clone(),
             include_dir: runtime.include_dir.clone(),
+            companions,
         });
     }
 
@@ -97,10 +158,18 @@ pub fn refresh_catalogue(out: &Path, pip: &Pip, progress: &mut dyn FnMut(&str)) 
     Ok(catalogue)
 }
 
-/// The runtime wheel named by the meta-package's `cudart` extra: package and version prefix,
-/// from a line such as
-/// `Requires-Dist: nvidia-cuda-runtime==13.1.80.*; (sys_platform == 'linux') and extra == 'cudart'`.
-fn runtime_requirement(toolkit_wheel: &Path) -> Result<(String, String), HeadersError> {
+fn malformed_metadata(toolkit_wheel: &Path, detail: String) -> HeadersError {
+    HeadersError::MalformedFile { path: toolkit_wheel.join("METADATA"), what: "metadata".to_string(), detail }
+}
+
+/// The wheel named by one of the meta-package's extras (`(extra, package name start)`): package
+/// and version prefix, from a line such as
+/// `Requires-Dist: nvidia-cuda-runtime==13.1.80.*; (sys_platform == 'linux') and extra == 'cudart'`;
+/// `None` when the meta-package has no such requirement.
+fn extra_requirement(
+    toolkit_wheel: &Path,
+    (extra, package_start): (&str, &str),
+) -> Result<Option<(String, String)>, HeadersError> {
     let mut wheel = Wheel::open(toolkit_wheel)?;
     let metadata_member = wheel
         .member_names()
@@ -123,12 +192,12 @@ fn runtime_requirement(toolkit_wheel: &Path) -> Result<(String, String), Headers
             continue;
         };
         let (spec, marker) = requirement.split_once(';').unwrap_or((requirement, ""));
-        let cudart_extra = marker.replace('"', "'").contains("extra == 'cudart'");
+        let wanted_extra = marker.replace('"', "'").contains(&format!("extra == '{extra}'"));
         let Some((package, version)) = spec.trim().split_once("==") else {
             continue;
         };
         let package = package.trim();
-        if !cudart_extra || !package.starts_with("nvidia-cuda-runtime") {
+        if !wanted_extra || !package.starts_with(package_start) {
             continue;
         }
         let version = version.trim();
@@ -140,40 +209,64 @@ fn runtime_requirement(toolkit_wheel: &Path) -> Result<(String, String), Headers
         match &found {
             Some(previous) if previous != &entry => {
                 return Err(malformed(format!(
-                    "two runtime requirements: {}=={} and {}=={}",
+                    "two requirements for the {extra} extra: {}=={} and {}=={}",
                     previous.0, previous.1, entry.0, entry.1
                 )))
             }
             _ => found = Some(entry),
         }
     }
-    found.ok_or_else(|| malformed("no nvidia-cuda-runtime requirement for the cudart extra".to_string()))
+    Ok(found)
 }
 
-fn inspect_runtime_wheel(wheel_path: &Path) -> Result<RuntimeWheel, HeadersError> {
+/// Hashes a wheel and the headers it carries: every one of `required` (an error when missing)
+/// and those of `optional` it has. The include folder is the one holding the first header found.
+fn inspect_wheel(wheel_path: &Path, required: &[&str], optional: &[&str]) -> Result<InspectedWheel, HeadersError> {
     let wheel_file = wheel_path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let wheel_version = wheel_file.split('-').nth(1).unwrap_or_default().to_string();
     let wheel_sha256 = sha256_file(wheel_path)?;
     let mut wheel = Wheel::open(wheel_path)?;
-    let main_suffix = format!("/include/{MAIN_HEADER}");
-    let candidates: Vec<String> =
-        wheel.member_names().into_iter().filter(|name| name.ends_with(&main_suffix)).collect();
-    let main_member = match candidates.as_slice() {
-        [only] => only.clone(),
-        _ => {
+    let members = wheel.member_names();
+    // The include folder: where the first required header is, else the first optional one.
+    let anchor = required.first().or(optional.first()).copied().unwrap_or(MAIN_HEADER);
+    let find = |name: &str| -> Vec<String> {
+        let suffix = format!("/include/{name}");
+        members.iter().filter(|member| member.ends_with(&suffix)).cloned().collect()
+    };
+    let anchored =
+        std::iter::once(anchor).chain(optional.iter().copied()).find_map(|name| match find(name).as_slice() {
+            [only] => Some(Ok((name, only.clone()))),
+            [] => None,
+            many => Some(Err(HeadersError::CorruptWheel {
+                wheel: wheel_path.to_path_buf(),
+                reason: format!("expected one */include/{name}, found {}", many.len()),
+            })),
+        });
+    let include_dir = match anchored {
+        Some(found) => {
+            let (name, member) = found?;
+            member.trim_end_matches(&format!("/{name}")).to_string()
+        }
+        None if required.is_empty() => String::new(),
+        None => {
             return Err(HeadersError::CorruptWheel {
                 wheel: wheel_path.to_path_buf(),
-                reason: format!("expected one */include/{MAIN_HEADER}, found {}", candidates.len()),
+                reason: format!("expected one */include/{anchor}, found 0"),
             })
         }
     };
-    let include_dir = main_member.trim_end_matches(&format!("/{MAIN_HEADER}")).to_string();
     let mut headers = BTreeMap::new();
-    for name in [MAIN_HEADER, TYPEDEFS_HEADER] {
+    for name in required {
         let bytes = wheel.read_small(&format!("{include_dir}/{name}"))?;
         headers.insert(name.to_string(), sha256_bytes(&bytes));
     }
-    Ok(RuntimeWheel { wheel_version, wheel_file, wheel_sha256, include_dir, headers })
+    for name in optional {
+        let member = format!("{include_dir}/{name}");
+        if !include_dir.is_empty() && members.contains(&member) {
+            headers.insert(name.to_string(), sha256_bytes(&wheel.read_small(&member)?));
+        }
+    }
+    Ok(InspectedWheel { wheel_version, wheel_file, wheel_sha256, include_dir, headers })
 }
 
 fn create_dir(dir: &Path) -> Result<(), HeadersError> {

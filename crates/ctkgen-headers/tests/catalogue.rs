@@ -38,10 +38,28 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         assert_eq!(release.package, package, "{}", release.ctk);
         assert_eq!(release.include_dir, include_dir, "{}", release.ctk);
         let names: Vec<&str> = release.headers.keys().map(String::as_str).collect();
-        assert_eq!(names, ["cuda.h", "cudaTypedefs.h"], "{}", release.ctk);
-        // The runtime wheel carries the release's major.minor in its own version.
+        let runtime_headers = [
+            "cuda.h",
+            "cudaEGL.h",
+            "cudaEGLTypedefs.h",
+            "cudaGL.h",
+            "cudaGLTypedefs.h",
+            "cudaProfilerTypedefs.h",
+            "cudaTypedefs.h",
+            "cudaVDPAU.h",
+            "cudaVDPAUTypedefs.h",
+        ];
+        assert_eq!(names, runtime_headers, "{}", release.ctk);
+        // cudaProfiler.h ships in the profiler API's own wheel, of the same release.
+        let [profiler] = release.companions.as_slice() else { panic!("{}: {:?}", release.ctk, release.companions) };
+        let names: Vec<&str> = profiler.headers.keys().map(String::as_str).collect();
+        assert_eq!((profiler.extra.as_str(), names), ("profiler", vec!["cudaProfiler.h"]), "{}", release.ctk);
+        let expected_package = if cu12 { "nvidia-cuda-profiler-api-cu12" } else { "nvidia-cuda-profiler-api" };
+        assert_eq!(profiler.package, expected_package, "{}", release.ctk);
+        // Both wheels carry the release's major.minor in their own versions.
         let (minor, _) = release.ctk.rsplit_once('.').unwrap();
         assert!(release.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
+        assert!(profiler.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
     }
 }
 
@@ -171,4 +189,30 @@ fn missing_catalogue_is_a_read_error() {
     // The io error is the cause, printed once by whoever prints the chain.
     let cause = std::error::Error::source(&error).expect("the io error is the source");
     assert!(cause.to_string().contains("No such file"), "{cause}");
+}
+
+const COMPANION: &str = r#"
+[[release.companion]]
+extra = "profiler"
+package = "nvidia-cuda-profiler-api"
+wheel_version = "13.1.80"
+wheel_file = "nvidia_cuda_profiler_api-13.1.80-py3-none-manylinux2014_x86_64.whl"
+wheel_sha256 = "dac25b52e69050e5a7a84957e6df470a85b185f8f648a99a1ab1dfce027576cf"
+include_dir = "nvidia/cu13/include"
+
+[release.companion.headers]
+"cudaProfiler.h" = "dac25b52e69050e5a7a84957e6df470a85b185f8f648a99a1ab1dfce027576cf"
+"#;
+
+#[test]
+fn bad_companion_wheels_name_their_line() {
+    let good = format!("{GOOD_ENTRY}{COMPANION}");
+    let catalogue = load_text(&good).unwrap();
+    assert_eq!(catalogue.releases[0].companions[0].headers.len(), 1);
+    assert_eq!(Catalogue::parse(&catalogue.to_toml(), Path::new("again")).unwrap(), catalogue);
+    // The companion's table starts on line 13 of `good`.
+    let foreign = good.replace("wheel_file = \"nvidia_cuda_profiler", "wheel_file = \"other");
+    assert_malformed_at(load_text(&foreign), 13, "companion profiler: wheel_file");
+    let twice = good.replace("\"cudaProfiler.h\"", "\"cuda.h\"");
+    assert_malformed_at(load_text(&twice), 13, "cuda.h is listed by two wheels");
 }

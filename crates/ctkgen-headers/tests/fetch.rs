@@ -8,13 +8,16 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use ctkgen_headers::{fetch_with, Cache, HeadersError, Pip, Release};
+use ctkgen_headers::{fetch_with, Cache, Companion, HeadersError, Pip, Release};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
 const CUDA_H: &[u8] = b"#ifndef __cuda_cuda_h__\n#define __cuda_cuda_h__\n#define CUDA_VERSION 13010\n#endif\n";
 const TYPEDEFS_H: &[u8] = b"typedef int PFN_cuInit_v2000;\n";
+const EGL_H: &[u8] = b"#include \"cuda.h\"\n";
+const PROFILER_H: &[u8] = b"#include <cuda.h>\n";
 const WHEEL_FILE: &str = "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
+const COMPANION_FILE: &str = "nvidia_cuda_profiler_api-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
 const INCLUDE_DIR: &str = "nvidia/cu13/include";
 
 fn sha256(bytes: &[u8]) -> String {
@@ -36,10 +39,17 @@ impl Fixture {
         let wheel = served.join(WHEEL_FILE);
         let mut zip = zip::ZipWriter::new(fs::File::create(&wheel).unwrap());
         let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-        for (name, bytes) in [("cuda.h", CUDA_H), ("cudaTypedefs.h", TYPEDEFS_H), ("cuda_runtime.h", b"".as_slice())] {
+        let runtime =
+            [("cuda.h", CUDA_H), ("cudaTypedefs.h", TYPEDEFS_H), ("cudaEGL.h", EGL_H), ("cuda_runtime.h", b"")];
+        for (name, bytes) in runtime {
             zip.start_file(format!("{INCLUDE_DIR}/{name}"), options).unwrap();
             zip.write_all(bytes).unwrap();
         }
+        zip.finish().unwrap();
+        // The profiler API's own wheel, with the layout of the real one.
+        let mut zip = zip::ZipWriter::new(fs::File::create(served.join(COMPANION_FILE)).unwrap());
+        zip.start_file(format!("{INCLUDE_DIR}/cudaProfiler.h"), options).unwrap();
+        zip.write_all(PROFILER_H).unwrap();
         zip.finish().unwrap();
         let release = Release {
             ctk: "13.1.0".into(),
@@ -53,6 +63,7 @@ impl Fixture {
                 ("cudaTypedefs.h".to_string(), sha256(TYPEDEFS_H)),
             ]),
             include_dir: INCLUDE_DIR.into(),
+            companions: Vec::new(),
         };
         Fixture { dir, wheel, release }
     }
@@ -67,6 +78,41 @@ impl Fixture {
 
     fn pip_runs(&self) -> Vec<String> {
         fs::read_to_string(self.pip_log()).unwrap_or_default().lines().map(str::to_string).collect()
+    }
+
+    /// The release as a newer catalogue lists it: a further header of the runtime wheel, and
+    /// one from the profiler API's wheel.
+    fn release_with_companion(&self) -> Release {
+        let mut release = self.release.clone();
+        release.headers.insert("cudaEGL.h".into(), sha256(EGL_H));
+        release.companions.push(Companion {
+            extra: "profiler".into(),
+            package: "nvidia-cuda-profiler-api".into(),
+            wheel_version: "13.1.80".into(),
+            wheel_file: COMPANION_FILE.into(),
+            wheel_sha256: sha256(&fs::read(self.dir.path().join("served").join(COMPANION_FILE)).unwrap()),
+            include_dir: INCLUDE_DIR.into(),
+            headers: BTreeMap::from([("cudaProfiler.h".to_string(), sha256(PROFILER_H))]),
+        });
+        release
+    }
+
+    /// A python whose `-m pip download` logs its arguments and copies the served wheel of the
+    /// requested package.
+    fn serving_pip_by_package(&self) -> Pip {
+        let script = write_script(
+            self.dir.path(),
+            "serving-python-by-package",
+            r#"echo "$@" >> "$FAKE_PIP_LOG"
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--dest" ]; then dest="$2"; fi
+  requirement="$1"
+  shift
+done
+package=$(echo "$requirement" | sed 's/==.*//; s/-/_/g')
+cp "$FAKE_SERVED"/"$package"-*.whl "$dest/""#,
+        );
+        Pip::with_python(script).env("FAKE_PIP_LOG", self.pip_log()).env("FAKE_SERVED", self.dir.path().join("served"))
     }
 
     /// A python whose `-m pip download` logs its arguments and copies the served wheel.
@@ -174,7 +220,7 @@ fn a_wheel_hash_mismatch_installs_nothing() {
     doctored.wheel_sha256 = "f".repeat(64);
     let error = fetch_with(&doctored, &cache, &fixture.serving_pip()).unwrap_err();
     let message = error.to_string();
-    assert!(message.starts_with(&format!("sha256 mismatch for {WHEEL_FILE}: expected ffff")), "{message}");
+    assert!(message.starts_with(&format!("sha256 mismatch for {WHEEL_FILE} (CTK 13.1.0): expected ffff")), "{message}");
     assert!(message.contains(&fixture.release.wheel_sha256), "{message}");
     assert!(!cache.root().join("ctk/13.1.0/include/cuda.h").exists());
 }
@@ -202,7 +248,67 @@ fn a_wheel_without_the_headers_is_reported() {
     release.include_dir = "nvidia/cuda_runtime/include".into();
     let error = fetch_with(&release, &fixture.cache(), &fixture.serving_pip()).unwrap_err();
     assert!(matches!(error, HeadersError::MissingMember { .. }), "{error:?}");
-    assert!(error.to_string().ends_with("has no nvidia/cuda_runtime/include/cuda.h"), "{error}");
+    assert!(
+        error.to_string().ends_with("has no nvidia/cuda_runtime/include/cuda.h (a header of CTK 13.1.0)"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_cache_filled_from_an_older_catalogue_gains_the_new_headers() {
+    let fixture = Fixture::new();
+    let cache = fixture.cache();
+    let pip = fixture.serving_pip_by_package();
+    let old = fetch_with(&fixture.release, &cache, &pip).unwrap();
+    let include_dir = cache.root().join("ctk/13.1.0/include");
+    assert!(!include_dir.join("cudaEGL.h").exists());
+    assert_eq!(old.catalogued.as_ref().unwrap().len(), 2);
+
+    // The newer catalogue's headers come from both wheels into the same folder.
+    let release = fixture.release_with_companion();
+    let headers = fetch_with(&release, &cache, &pip).unwrap();
+    assert_eq!(fs::read(include_dir.join("cudaEGL.h")).unwrap(), EGL_H);
+    assert_eq!(fs::read(include_dir.join("cudaProfiler.h")).unwrap(), PROFILER_H);
+    assert_eq!(fs::read(&headers.main_header).unwrap(), CUDA_H);
+    let catalogued: Vec<&str> = headers.catalogued.as_ref().unwrap().iter().map(String::as_str).collect();
+    assert_eq!(catalogued, ["cuda.h", "cudaEGL.h", "cudaProfiler.h", "cudaTypedefs.h"]);
+    let runs = fixture.pip_runs();
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    assert!(
+        runs[1].ends_with("nvidia-cuda-runtime==13.1.80") && runs[2].ends_with("nvidia-cuda-profiler-api==13.1.80")
+    );
+    assert_eq!(fetch_with(&release, &cache, &absent_pip()).unwrap(), headers);
+
+    // A damaged companion header fetches its own wheel again, and only that one.
+    fs::write(include_dir.join("cudaProfiler.h"), b"garbage").unwrap();
+    fetch_with(&release, &cache, &pip).unwrap();
+    assert_eq!(fs::read(include_dir.join("cudaProfiler.h")).unwrap(), PROFILER_H);
+    let runs = fixture.pip_runs();
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    assert!(runs[3].ends_with("nvidia-cuda-profiler-api==13.1.80"), "{}", runs[3]);
+}
+
+#[test]
+fn a_companion_header_hash_mismatch_names_the_file_and_the_ctk() {
+    let fixture = Fixture::new();
+    let cache = fixture.cache();
+    let mut release = fixture.release_with_companion();
+    release.companions[0].headers.insert("cudaProfiler.h".into(), "0".repeat(64));
+    let error = fetch_with(&release, &cache, &fixture.serving_pip_by_package()).unwrap_err();
+    let message = error.to_string();
+    assert!(matches!(error, HeadersError::HashMismatch { .. }), "{error:?}");
+    assert!(message.contains(&format!("{INCLUDE_DIR}/cudaProfiler.h in {COMPANION_FILE} (CTK 13.1.0)")), "{message}");
+    assert!(!message.contains('\n'));
+    // Checked before anything is written: not even the runtime wheel's good headers are installed.
+    assert!(!cache.root().join("ctk/13.1.0/include/cuda.h").exists());
+
+    let mut release = fixture.release_with_companion();
+    release.companions[0].headers = BTreeMap::from([("cudaMissing.h".to_string(), "0".repeat(64))]);
+    let error = fetch_with(&release, &cache, &fixture.serving_pip_by_package()).unwrap_err();
+    assert!(matches!(error, HeadersError::MissingMember { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(message.contains(COMPANION_FILE), "{message}");
+    assert!(message.ends_with(&format!("has no {INCLUDE_DIR}/cudaMissing.h (a header of CTK 13.1.0)")), "{message}");
 }
 
 #[test]

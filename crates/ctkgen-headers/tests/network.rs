@@ -28,6 +28,8 @@ fn fetches_ctk_13_1_from_the_index() {
     assert_eq!(headers.ctk.as_deref(), Some(release.ctk.as_str()));
     assert_eq!(headers.cuda_version, Some(13010));
     assert!(headers.typedefs_header.as_ref().unwrap().is_file());
+    // From the runtime wheel and from the profiler API's wheel.
+    assert!(headers.include_dir.join("cudaEGL.h").is_file() && headers.include_dir.join("cudaProfiler.h").is_file());
     let text = std::fs::read_to_string(&headers.main_header).unwrap();
     assert!(text.contains("cuTensorMapEncodeTiled"));
 

@@ -72,10 +72,12 @@ fn join(base: &str, declarator: &str) -> String {
 pub fn summary(api: &Api) -> String {
     let mut out = String::new();
     let p = &api.provenance;
+    let extra: Vec<&str> = p.extra_headers.iter().map(|e| e.header.as_str()).collect();
     let _ = writeln!(
         out,
-        "# abi of {}{}{} for {}",
+        "# abi of {}{}{}{} for {}",
         p.header,
+        if extra.is_empty() { String::new() } else { format!(" with {}", extra.join(", ")) },
         p.ctk.as_deref().map(|v| format!(" from CTK {v}")).unwrap_or_default(),
         p.cuda_version.map(|v| format!(" (CUDA_VERSION {v})")).unwrap_or_default(),
         p.target

@@ -19,6 +19,12 @@ pub struct LibraryConventions {
     pub library_description: String,
     /// Main header the IR is read from; generated C includes it.
     pub header: String,
+    /// The library's other headers, read after [`LibraryConventions::header`] in the same
+    /// translation unit and in this order; each declaration in the IR records which header
+    /// declared it. A source that lacks one of them (an installed toolkit without that
+    /// component) is read without it; a catalogue release must have them all.
+    #[serde(default)]
+    pub extra_headers: Vec<ExtraHeader>,
     /// Typedef of the status type every wrapped function returns; functions returning
     /// anything else are not wrapped.
     pub result_type: String,
@@ -46,6 +52,20 @@ pub struct LibraryConventions {
     pub init_function: String,
     /// What the Python bindings add: names their users see.
     pub python: PythonConventions,
+}
+
+/// One of the library's other headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraHeader {
+    /// File name, e.g. `foo_interop.h`.
+    pub header: String,
+    /// Its header of entry-point typedefs (`PFN_<name>_v<version>`), when it has one.
+    #[serde(default)]
+    pub typedefs: Option<String>,
+    /// Headers it needs included before it but does not include itself, e.g. `bar/bar.h`.
+    #[serde(default)]
+    pub requires: Vec<String>,
 }
 
 /// Names the Python bindings of a library expose or read.
@@ -91,7 +111,8 @@ impl LibraryConventions {
     /// Every string of the description, for checks that no emitter spells one itself.
     pub fn names(&self) -> Vec<&str> {
         let p = &self.python;
-        vec![
+        let extra = self.extra_headers.iter().flat_map(|e| std::iter::once(&e.header).chain(&e.typedefs));
+        let mut names: Vec<&str> = vec![
             &self.library,
             &self.library_description,
             &self.header,
@@ -116,6 +137,13 @@ impl LibraryConventions {
         .into_iter()
         .chain(&p.anonymous_record_prefix)
         .map(String::as_str)
-        .collect()
+        .collect();
+        names.extend(extra.map(String::as_str));
+        names
+    }
+
+    /// The file names of the extra headers and of their typedef headers, in order.
+    pub fn extra_header_files(&self) -> Vec<String> {
+        self.extra_headers.iter().flat_map(|e| std::iter::once(e.header.clone()).chain(e.typedefs.clone())).collect()
     }
 }

@@ -1,6 +1,7 @@
 //! The intermediate model of a CUDA driver header: plain serde data, no clang types.
 //!
-//! One [`Api`] describes one `cuda.h` as read by the parser: every function, record, enum,
+//! One [`Api`] describes one `cuda.h` (with the extra headers read alongside it, each
+//! declaration naming its header) as read by the parser: every function, record, enum,
 //! typedef and constant macro, plus the exact layout of every record and where each explicit
 //! alignment came from. Every container is ordered, so serialising an `Api` gives the same bytes
 //! on every run and host. Emitters read this model and nothing else.
@@ -15,8 +16,10 @@
 //! (`ret`, `params`, `variadic` when true). Constant values are `{"kind": "int" | "float" |
 //! "str", "value": ...}`; integers are exact (enum values and constants beyond 64 bits fit).
 //! Offsets are in bits, sizes and alignments in bytes. Fields that are `false` by default
-//! (`anonymous`, `packed`, `deprecated`, `system`) are left out when false. Output is pretty-printed
-//! with `\n` line endings and ends with a newline.
+//! (`anonymous`, `packed`, `deprecated`, `system`) are left out when false. A declaration's
+//! `header` is left out for the main header's, and `provenance.extra_headers` when there are
+//! none, so a model of a lone header reads as before. Output is pretty-printed with `\n` line
+//! endings and ends with a newline.
 
 pub mod abi;
 pub mod conventions;
@@ -26,7 +29,7 @@ pub mod layout;
 
 use serde::{Deserialize, Serialize};
 
-pub use conventions::{LibraryConventions, PythonConventions};
+pub use conventions::{ExtraHeader, LibraryConventions, PythonConventions};
 
 /// Bumped whenever the JSON form changes shape.
 pub const FORMAT_VERSION: u32 = 1;
@@ -65,6 +68,22 @@ pub struct Provenance {
     pub language_modes: Vec<LanguageMode>,
     /// `clang_getClangVersion()` of the libclang that parsed the header.
     pub libclang_version: String,
+    /// The further headers read with the main one, in reading order; generated C includes them
+    /// in this order after the main header.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_headers: Vec<ExtraHeaderRead>,
+}
+
+/// A header read after the main one, in the same translation unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtraHeaderRead {
+    /// File name (never a path), e.g. `foo_interop.h`.
+    pub header: String,
+    /// sha256 of its bytes.
+    pub sha256: String,
+    /// Headers included before it because it needs but does not include them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
 }
 
 /// A language standard the header is read in.
@@ -258,6 +277,10 @@ pub struct Function {
     #[serde(default, skip_serializing_if = "is_false")]
     pub deprecated: bool,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -292,6 +315,7 @@ impl Record {
             explicit_alignments: Vec::new(),
             declared_end: None,
             doc: None,
+            header: None,
         }
     }
 }
@@ -337,6 +361,10 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared_end: Option<u64>,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 /// A (record, member) pair naming where an anonymous record sits.
@@ -432,6 +460,10 @@ pub struct Enum {
     pub underlying: Primitive,
     pub constants: Vec<EnumConstant>,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -455,6 +487,10 @@ pub struct Typedef {
     #[serde(default, skip_serializing_if = "is_false")]
     pub system: bool,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 /// An object-like macro that evaluates to a constant.
@@ -466,6 +502,10 @@ pub struct Constant {
     /// The macro body as written, tokens joined by single spaces.
     pub expr: String,
     pub doc: Option<String>,
+    /// The header that declares it, when not the main one: an extra header (`foo_interop.h`)
+    /// or a pinned stand-in (`bar/bar.h`). `None` for the main header's declarations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -77,8 +77,17 @@ const FAKE_PACKAGE: &str = "ctkgen-fake-runtime";
 const FAKE_WHEEL: &str = "ctkgen_fake_runtime-1.0.0-py3-none-any.whl";
 const FAKE_CTK: &str = "99.0.0";
 
-/// A wheel holding `cuda_h` as `fake/include/cuda.h`, with the metadata pip reads.
+/// The driver's other headers, which a catalogue release must list: empty in the fake wheel.
+const EXTRA_HEADERS: [&str; 4] = ["cudaProfiler.h", "cudaEGL.h", "cudaGL.h", "cudaVDPAU.h"];
+
+/// A wheel holding `cuda_h` as `fake/include/cuda.h` and the extra headers (empty), with the
+/// metadata pip reads.
 fn wheel_bytes(cuda_h: &[u8]) -> Vec<u8> {
+    wheel_bytes_without(cuda_h, "")
+}
+
+/// [`wheel_bytes`] without the extra header `omitted`.
+fn wheel_bytes_without(cuda_h: &[u8], omitted: &str) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     let members: [(&str, &[u8]); 4] = [
@@ -97,6 +106,9 @@ fn wheel_bytes(cuda_h: &[u8]) -> Vec<u8> {
         zip.start_file(name, stored).unwrap();
         zip.write_all(bytes).unwrap();
     }
+    for name in EXTRA_HEADERS.into_iter().filter(|name| *name != omitted) {
+        zip.start_file(format!("fake/include/{name}"), stored).unwrap();
+    }
     zip.finish().unwrap().into_inner()
 }
 
@@ -104,17 +116,28 @@ fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
-/// Writes the wheel (as served) and a catalogue that lists it with the given hashes.
+/// Writes the wheel (as served) and a catalogue that lists it with the given hashes, and the
+/// extra headers with the hash of an empty file.
 fn fake_release(dir: &Path, served: &[u8], wheel_sha256: &str, cuda_h_sha256: &str) -> FakeRelease {
+    let mut headers = vec![("cuda.h".to_string(), cuda_h_sha256.to_string())];
+    headers.extend(EXTRA_HEADERS.iter().map(|name| (name.to_string(), sha256_hex(b""))));
+    fake_release_listing(dir, served, wheel_sha256, &headers)
+}
+
+/// Writes the wheel (as served) and a catalogue that lists it with `headers` (name, sha256).
+fn fake_release_listing(dir: &Path, served: &[u8], wheel_sha256: &str, headers: &[(String, String)]) -> FakeRelease {
     let links = dir.join("links");
     std::fs::create_dir_all(&links).unwrap();
     std::fs::write(links.join(FAKE_WHEEL), served).unwrap();
     let catalogue = dir.join("ctk.toml");
-    let text = format!(
+    let mut text = format!(
         "[[release]]\nctk = \"{FAKE_CTK}\"\ntoolkit_version = \"{FAKE_CTK}\"\npackage = \"{FAKE_PACKAGE}\"\nwheel_version = \"1.0.0\"\n\
          wheel_file = \"{FAKE_WHEEL}\"\nwheel_sha256 = \"{wheel_sha256}\"\ninclude_dir = \"fake/include\"\n\n\
-         [release.headers]\n\"cuda.h\" = \"{cuda_h_sha256}\"\n"
+         [release.headers]\n"
     );
+    for (name, sha256) in headers {
+        text.push_str(&format!("\"{name}\" = \"{sha256}\"\n"));
+    }
     std::fs::write(&catalogue, text).unwrap();
     FakeRelease { links, catalogue }
 }
@@ -268,6 +291,27 @@ const CASES: &[(&str, Setup)] = &[
         let wheel = wheel_bytes(&header);
         let release = fake_release(&s.scratch, &wheel, &sha256_hex(&wheel), &sha256_hex(&header));
         run(&["--ctk", FAKE_CTK], "cuda.h").through(&release, s)
+    }),
+    ("extra header missing from the catalogue", |s| {
+        let wheel = wheel_bytes(&fake_cuda_h());
+        let headers = [("cuda.h".to_string(), sha256_hex(&fake_cuda_h()))];
+        let release = fake_release_listing(&s.scratch, &wheel, &sha256_hex(&wheel), &headers);
+        run(&["--ctk", FAKE_CTK], &format!("CTK {FAKE_CTK} has no cudaProfiler.h in ")).through(&release, s)
+    }),
+    ("extra header sha256 mismatch inside the wheel", |s| {
+        let wheel = wheel_bytes(&fake_cuda_h());
+        let mut headers = vec![("cuda.h".to_string(), sha256_hex(&fake_cuda_h()))];
+        headers.extend(EXTRA_HEADERS.iter().map(|name| (name.to_string(), sha256_hex(b""))));
+        headers[2].1 = "2".repeat(64);
+        let release = fake_release_listing(&s.scratch, &wheel, &sha256_hex(&wheel), &headers);
+        run(&["--ctk", FAKE_CTK], &format!("fake/include/cudaEGL.h in {FAKE_WHEEL} (CTK {FAKE_CTK})"))
+            .through(&release, s)
+    }),
+    ("extra header missing from the wheel", |s| {
+        let wheel = wheel_bytes_without(&fake_cuda_h(), "cudaGL.h");
+        let release = fake_release(&s.scratch, &wheel, &sha256_hex(&wheel), &sha256_hex(&fake_cuda_h()));
+        run(&["--ctk", FAKE_CTK], &format!("has no fake/include/cudaGL.h (a header of CTK {FAKE_CTK})"))
+            .through(&release, s)
     }),
     ("unwritable cache", |s| {
         let wheel = wheel_bytes(&fake_cuda_h());

@@ -50,6 +50,8 @@ pub enum PipelineError {
     Library(#[from] ctkgen_headers::LibraryError),
     #[error("{path}: invalid output-parameter overrides")]
     Overrides { path: PathBuf, source: ctkgen_cython::CythonEmitError },
+    #[error("CTK {ctk} has no {header} in {catalogue} (`cargo xtask headers refresh` catalogues it)")]
+    MissingExtraHeader { ctk: String, header: String, catalogue: PathBuf },
 }
 
 /// The library the catalogue's headers declare, described under `headers/libraries/`.
@@ -91,6 +93,30 @@ impl Workspace {
     /// The pinned stand-ins for the system headers `cuda.h` includes.
     pub fn system_include_dir(&self) -> PathBuf {
         self.root.join("headers").join("include")
+    }
+
+    /// The stand-ins in the subfolders of [`Workspace::system_include_dir`] (the graphics APIs'
+    /// types that the extra headers use), as (relative `/`-separated name, file), sorted.
+    pub fn graphics_stand_ins(&self) -> Result<Vec<(String, PathBuf)>, PipelineError> {
+        let root = self.system_include_dir();
+        let mut found = Vec::new();
+        let mut pending = vec![root.clone()];
+        while let Some(dir) = pending.pop() {
+            let entries =
+                std::fs::read_dir(&dir).map_err(|source| PipelineError::Read { path: dir.clone(), source })?;
+            for entry in entries {
+                let path = entry.map_err(|source| PipelineError::Read { path: dir.clone(), source })?.path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if dir != root {
+                    let relative = path.strip_prefix(&root).unwrap_or(&path);
+                    let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>();
+                    found.push((name.join("/"), path));
+                }
+            }
+        }
+        found.sort();
+        Ok(found)
     }
 
     /// The description of library `name` under `headers/libraries/`.
@@ -140,15 +166,42 @@ impl Default for ReadOptions {
     }
 }
 
-/// The header files of a source, fetched and verified where they come from the catalogue.
+/// The header files of a source, fetched and verified where they come from the catalogue. A
+/// CTK or an installed toolkit also brings the driver's other headers its conventions name
+/// (every one for a catalogue release, those present for a toolkit); a lone header, none.
 pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSet, PipelineError> {
     match source {
         HeaderSource::Ctk(query) => {
             let catalogue = ws.catalogue()?;
             let release = catalogue.resolve(query)?;
-            Ok(ctkgen_headers::fetch(release, &ws.cache)?)
+            let extra = ws.library(DRIVER_LIBRARY)?.conventions.extra_headers;
+            let catalogued: std::collections::BTreeSet<&String> =
+                release.headers.keys().chain(release.companions.iter().flat_map(|c| c.headers.keys())).collect();
+            // Checked before fetching, so an old catalogue fails without a download.
+            if let Some(missing) = extra.iter().find(|e| !catalogued.contains(&e.header)) {
+                return Err(PipelineError::MissingExtraHeader {
+                    ctk: release.ctk.clone(),
+                    header: missing.header.clone(),
+                    catalogue: ws.catalogue_path(),
+                });
+            }
+            let mut headers = ctkgen_headers::fetch(release, &ws.cache)?;
+            let has = |name: &String| catalogued.contains(name);
+            headers.extra_headers = extra_header_paths(&headers.include_dir, &extra, has);
+            headers.stand_ins = ws.graphics_stand_ins()?;
+            Ok(headers)
         }
-        HeaderSource::CudaHome(dir) => Ok(ctkgen_headers::from_cuda_home(dir)?),
+        HeaderSource::CudaHome(dir) => {
+            let mut headers = ctkgen_headers::from_cuda_home(dir)?;
+            let extra = ws.library(DRIVER_LIBRARY)?.conventions.extra_headers;
+            let include_dir = headers.include_dir.clone();
+            let present = |name: &String| include_dir.join(name).is_file();
+            headers.extra_headers = extra_header_paths(&headers.include_dir, &extra, present);
+            if !headers.extra_headers.is_empty() {
+                headers.stand_ins = ws.graphics_stand_ins()?;
+            }
+            Ok(headers)
+        }
         HeaderSource::Header(path) => {
             if path.is_dir() {
                 return Err(PipelineError::HeaderIsFolder { path: path.clone() });
@@ -162,9 +215,29 @@ pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSe
                 typedefs_header: None,
                 ctk: None,
                 cuda_version: None,
+                catalogued: None,
+                extra_headers: Vec::new(),
+                stand_ins: Vec::new(),
             })
         }
     }
+}
+
+/// The extra headers of `include_dir` that `has` says are there, in the conventions' order.
+fn extra_header_paths(
+    include_dir: &Path,
+    extra: &[ctkgen_ir::ExtraHeader],
+    has: impl Fn(&String) -> bool,
+) -> Vec<ctkgen_headers::ExtraHeaderPath> {
+    extra
+        .iter()
+        .filter(|e| has(&e.header))
+        .map(|e| ctkgen_headers::ExtraHeaderPath {
+            header: include_dir.join(&e.header),
+            typedefs: e.typedefs.as_ref().filter(|t| has(t)).map(|t| include_dir.join(t)),
+            requires: e.requires.clone(),
+        })
+        .collect()
 }
 
 /// A short name for a source, used for default output folders: the CTK release or file stem.
@@ -203,9 +276,12 @@ pub fn release_libclang_pages() -> usize {
 
 /// Rebuilds the catalogue file from the `cuda-toolkit` meta-package on the package index,
 /// reporting progress line by line.
+/// Besides the main and typedef headers, it catalogues the driver's other headers that its
+/// conventions name.
 pub fn refresh_catalogue(ws: &Workspace, log: &mut dyn FnMut(&str)) -> Result<Catalogue, PipelineError> {
     let pip = ctkgen_headers::Pip::from_env();
-    Ok(ctkgen_headers::refresh_catalogue(&ws.catalogue_path(), &pip, log)?)
+    let extra = ws.library(DRIVER_LIBRARY)?.conventions.extra_header_files();
+    Ok(ctkgen_headers::refresh_catalogue(&ws.catalogue_path(), &pip, &extra, log)?)
 }
 
 /// Reads the header set into the model.
@@ -239,6 +315,15 @@ pub fn parse_options(
     parse.modes = options.modes.clone();
     parse.include_dirs = vec![headers.include_dir.clone()];
     parse.typedefs_header = headers.typedefs_header.clone();
+    parse.extra_headers = headers
+        .extra_headers
+        .iter()
+        .map(|e| ctkgen_clang::ExtraHeaderFile {
+            header: e.header.clone(),
+            typedefs: e.typedefs.clone(),
+            requires: e.requires.clone(),
+        })
+        .collect();
     parse.ctk = headers.ctk.clone();
     Ok(parse)
 }
@@ -284,10 +369,17 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
     files.extend(rust?);
     if options.languages.cython() {
         // Read only now, once the emitters' working memory is gone: this is the run's peak.
-        for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()) {
+        let extra = headers.extra_headers.iter().flat_map(|e| std::iter::once(&e.header).chain(&e.typedefs));
+        for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()).chain(extra) {
             let contents = std::fs::read_to_string(header)
                 .map_err(|source| PipelineError::Read { path: header.clone(), source })?;
             let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            files.push(OutputFile { path: format!("python/include/{name}"), contents });
+        }
+        // The extra headers include the graphics APIs' headers, which a build host may lack.
+        for (name, path) in &headers.stand_ins {
+            let contents =
+                std::fs::read_to_string(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
             files.push(OutputFile { path: format!("python/include/{name}"), contents });
         }
     }

@@ -54,15 +54,27 @@ fn gcc_oracle_rejects_a_wrong_layout() {
     let error = compile_oracle(&wrong, &headers.include_dir, "cuda.h").expect_err("a wrong alignment must not compile");
     assert!(error.contains("alignof CUtensorMap_st"), "{error}");
 
-    let mut wrong = api;
+    let mut wrong = api.clone();
     let record = wrong.records.iter_mut().find(|r| r.name == "CUDA_MEMCPY2D_st").unwrap();
     record.fields[1].offset_bits += 8;
     let error = compile_oracle(&wrong, &headers.include_dir, "cuda.h").expect_err("a wrong offset must not compile");
     assert!(error.contains("offset CUDA_MEMCPY2D_st"), "{error}");
+
+    // The extra headers' records are checked too.
+    let mut wrong = api.clone();
+    let record = wrong.records.iter_mut().find(|r| r.name == "CUeglFrame_st").unwrap();
+    record.fields.iter_mut().find(|f| f.name == "cuFormat").unwrap().offset_bits += 32;
+    let error = compile_oracle(&wrong, &headers.include_dir, "cuda.h").expect_err("a wrong offset must not compile");
+    assert!(error.contains("offset CUeglFrame_st.cuFormat"), "{error}");
+    let mut wrong = api;
+    wrong.typedefs.iter_mut().find(|t| t.name == "EGLint").unwrap().size = 8;
+    let error = compile_oracle(&wrong, &headers.include_dir, "cuda.h").expect_err("a wrong size must not compile");
+    assert!(error.contains("typedef EGLint"), "{error}");
 }
 
-/// The header text with comments removed and the `__CUDA_API_VERSION_INTERNAL` block (old
-/// entry points for the driver's own build) cut out.
+/// The header text with comments removed and the `__CUDA_API_VERSION_INTERNAL` blocks (old
+/// entry points for the driver's own build) and `_WIN32` blocks (Windows-only entry points)
+/// cut out.
 fn public_text(path: &std::path::Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let no_comments = Regex::new(r"(?s)/\*.*?\*/|//[^\n]*").unwrap().replace_all(&text, "").into_owned();
@@ -73,7 +85,7 @@ fn public_text(path: &std::path::Path) -> String {
         let t = line.trim_start();
         if t.starts_with("#if") {
             depth += 1;
-            if depth_in_internal.is_none() && t.contains("__CUDA_API_VERSION_INTERNAL") {
+            if depth_in_internal.is_none() && (t.contains("__CUDA_API_VERSION_INTERNAL") || t.contains("_WIN32")) {
                 depth_in_internal = Some(depth);
             }
         } else if t.starts_with("#endif") {
@@ -101,25 +113,84 @@ fn declarations_match_an_independent_reading_of_the_header() {
     let record_def = Regex::new(r"\b(struct|union)\s+\w*\s*\{").unwrap();
     for version in all_ctks() {
         let (headers, api) = ctk(&version);
-        let text = public_text(&headers.main_header);
+        let extra: Vec<(Option<String>, &std::path::Path)> = headers
+            .extra_headers
+            .iter()
+            .map(|e| (Some(e.header.file_name().unwrap().to_string_lossy().into_owned()), e.header.as_path()))
+            .collect();
+        let names: Vec<&str> = extra.iter().map(|(name, _)| name.as_deref().unwrap()).collect();
+        assert_eq!(names, ["cudaProfiler.h", "cudaEGL.h", "cudaGL.h", "cudaVDPAU.h"], "{version}");
+        // Each header's declarations, told apart by the header the model records.
+        for (header, path) in std::iter::once((None, headers.main_header.as_path())).chain(extra) {
+            let what = format!("{version} {}", header.as_deref().unwrap_or("cuda.h"));
+            let text = public_text(path);
+            let mut in_text: Vec<String> = prototype.captures_iter(&text).map(|c| c[1].to_string()).collect();
+            in_text.sort();
+            in_text.dedup();
+            let in_ir: Vec<String> =
+                api.functions.iter().filter(|f| f.header == header).map(|f| f.name.clone()).collect();
+            assert_eq!(in_ir, in_text, "{what}: functions differ from the CUDAAPI prototypes");
+            assert!(!in_ir.is_empty(), "{what}");
 
-        let mut in_text: Vec<String> = prototype.captures_iter(&text).map(|c| c[1].to_string()).collect();
-        in_text.sort();
-        in_text.dedup();
-        let in_ir: Vec<String> = api.functions.iter().map(|f| f.name.clone()).collect();
-        assert_eq!(in_ir, in_text, "{version}: functions differ from the CUDAAPI prototypes");
+            let constants_in_text: usize = enum_body
+                .captures_iter(&text)
+                .map(|c| c[1].split(',').filter(|item| !item.trim().is_empty()).count())
+                .sum();
+            let constants_in_ir: usize =
+                api.enums.iter().filter(|e| e.header == header).map(|e| e.constants.len()).sum();
+            assert_eq!(constants_in_ir, constants_in_text, "{what}: enum constants");
 
-        let constants_in_text: usize = enum_body
-            .captures_iter(&text)
-            .map(|c| c[1].split(',').filter(|item| !item.trim().is_empty()).count())
-            .sum();
-        let constants_in_ir: usize = api.enums.iter().map(|e| e.constants.len()).sum();
-        assert_eq!(constants_in_ir, constants_in_text, "{version}: enum constants");
-
-        let records_in_text = record_def.find_iter(&text).count();
-        let records_in_ir = api.records.iter().filter(|r| r.complete).count();
-        assert_eq!(records_in_ir, records_in_text, "{version}: record definitions");
+            let records_in_text = record_def.find_iter(&text).count();
+            let records_in_ir = api.records.iter().filter(|r| r.complete && r.header == header).count();
+            assert_eq!(records_in_ir, records_in_text, "{what}: record definitions");
+        }
     }
+}
+
+#[test]
+fn the_other_headers_declarations_record_where_they_come_from() {
+    let (_, api) = ctk("13.1");
+    let header_of = |name: &str| {
+        let f = api.function(name).unwrap_or_else(|| panic!("no {name}"));
+        f.header.clone()
+    };
+    assert_eq!(header_of("cuProfilerStart").as_deref(), Some("cudaProfiler.h"));
+    assert_eq!(header_of("cuEGLStreamConsumerConnect").as_deref(), Some("cudaEGL.h"));
+    assert_eq!(header_of("cuGraphicsGLRegisterBuffer").as_deref(), Some("cudaGL.h"));
+    assert_eq!(header_of("cuVDPAUGetDevice").as_deref(), Some("cudaVDPAU.h"));
+    assert_eq!(header_of("cuInit"), None);
+    // The Windows-only entry point and its type are compiled out, as cuda.h's own are.
+    assert!(api.function("cuWGLGetDevice").is_none() && api.typedef("HGPUNV").is_none());
+
+    let frame = api.record("CUeglFrame_st").unwrap();
+    assert_eq!((frame.header.as_deref(), frame.size, frame.align), (Some("cudaEGL.h"), 64, 8));
+    let union = api.record("CUeglFrame_st__frame").unwrap();
+    assert_eq!(union.header.as_deref(), Some("cudaEGL.h"));
+    assert_eq!(api.enumeration("CUoutput_mode_enum").unwrap().header.as_deref(), Some("cudaProfiler.h"));
+    let constant = api.constants.iter().find(|c| c.name == "MAX_PLANES").unwrap();
+    assert_eq!((constant.header.as_deref(), &constant.value), (Some("cudaEGL.h"), &ConstantValue::Int(3)));
+
+    // The graphics types come from the pinned stand-ins, as the library's own typedefs.
+    for (name, header, size) in [
+        ("GLuint", "GL/gl.h", 4),
+        ("GLenum", "GL/gl.h", 4),
+        ("EGLint", "EGL/egl.h", 4),
+        ("EGLImageKHR", "EGL/eglext.h", 8),
+        ("EGLStreamKHR", "EGL/eglext.h", 8),
+        ("EGLSyncKHR", "EGL/eglext.h", 8),
+        ("VdpDevice", "vdpau/vdpau.h", 4),
+        ("VdpVideoSurface", "vdpau/vdpau.h", 4),
+        ("VdpOutputSurface", "vdpau/vdpau.h", 4),
+        ("VdpGetProcAddress", "vdpau/vdpau.h", 0),
+    ] {
+        let t = api.typedef(name).unwrap_or_else(|| panic!("no {name}"));
+        assert_eq!((t.header.as_deref(), t.size, t.system), (Some(header), size, false), "{name}");
+    }
+    let read: Vec<&str> = api.provenance.extra_headers.iter().map(|e| e.header.as_str()).collect();
+    assert_eq!(read, ["cudaProfiler.h", "cudaEGL.h", "cudaGL.h", "cudaVDPAU.h"]);
+    assert_eq!(api.provenance.extra_headers[3].requires, ["vdpau/vdpau.h"]);
+    // No main-header declaration records a header, so a model of cuda.h alone is unchanged.
+    assert!(api.typedefs.iter().filter(|t| t.system).all(|t| t.header.is_none()));
 }
 
 #[test]
@@ -162,6 +233,45 @@ fn renames_per_thread_variants_and_entry_point_versions() {
     assert_eq!(entry(&api12, "cuEventElapsedTime_v2"), ("cuEventElapsedTime".into(), Some(12080)));
     assert_eq!(entry(&api12, "cuCtxCreate_v3"), ("cuCtxCreate".into(), Some(11040)));
     assert_eq!(entry(&api12, "cuCtxCreate_v4"), ("cuCtxCreate".into(), Some(12050)));
+
+    // The other headers' renames and versions are read the same way.
+    let gl = |api: &ctkgen_ir::Api, name: &str| {
+        let f = api.function(name).unwrap_or_else(|| panic!("no {name}"));
+        (
+            f.symbol.clone(),
+            f.lookup_name.clone(),
+            f.first_version,
+            f.per_thread_symbol.clone(),
+            f.per_thread_first_version,
+        )
+    };
+    for api in [&api12, &api13] {
+        assert_eq!(
+            gl(api, "cuGLCtxCreate"),
+            ("cuGLCtxCreate_v2".into(), "cuGLCtxCreate".into(), Some(3020), None, None)
+        );
+        assert_eq!(
+            gl(api, "cuGLGetDevices"),
+            ("cuGLGetDevices_v2".into(), "cuGLGetDevices".into(), Some(6050), None, None)
+        );
+        assert_eq!(
+            gl(api, "cuGLMapBufferObject"),
+            (
+                "cuGLMapBufferObject_v2".into(),
+                "cuGLMapBufferObject".into(),
+                Some(3020),
+                Some("cuGLMapBufferObject_v2_ptds".into()),
+                Some(7000)
+            )
+        );
+        assert_eq!(gl(api, "cuGLMapBufferObjectAsync").3.as_deref(), Some("cuGLMapBufferObjectAsync_v2_ptsz"));
+        assert_eq!(
+            gl(api, "cuVDPAUCtxCreate"),
+            ("cuVDPAUCtxCreate_v2".into(), "cuVDPAUCtxCreate".into(), Some(3020), None, None)
+        );
+        assert_eq!(gl(api, "cuProfilerStart").2, Some(4000));
+        assert_eq!(gl(api, "cuEventCreateFromEGLSync").2, Some(9000));
+    }
 
     let renamed12 = api12.functions.iter().filter(|f| f.symbol != f.name).count();
     let renamed13 = api13.functions.iter().filter(|f| f.symbol != f.name).count();

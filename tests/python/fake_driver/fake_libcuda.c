@@ -390,8 +390,16 @@ static int fake_link_create(unsigned int n, const int *options, void **values, v
     return 0;
 }
 
+/* The latest lookup, so a test can see the name and version a function was resolved with. */
+static char fake_symbol[128];
+static int fake_version;
+const char *fake_recorded_symbol(void) { return fake_symbol; }
+int fake_recorded_version(void) { return fake_version; }
+
 int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 flags, int *status) {
     (void)flags;
+    strncpy(fake_symbol, symbol, sizeof fake_symbol - 1);
+    fake_version = version;
     if (strcmp(symbol, "cuCtxGetDevice") == 0) {
         *pfn = (void *)fake_ctx_get_device;
     } else if (strcmp(symbol, "cuGetErrorString") == 0) {

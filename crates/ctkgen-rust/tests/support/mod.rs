@@ -50,7 +50,16 @@ pub fn opaque(name: &str) -> Record {
     Record { complete: false, size: 0, align: 0, ..record(name, RecordKind::Struct, 0, 0, Vec::new()) }
 }
 pub fn typedef(name: &str, ty: Type, size: u64, align: u64) -> Typedef {
-    Typedef { name: name.into(), ty, size, align, explicit_alignments: Vec::new(), system: false, doc: None }
+    Typedef {
+        name: name.into(),
+        ty,
+        size,
+        align,
+        explicit_alignments: Vec::new(),
+        system: false,
+        doc: None,
+        header: None,
+    }
 }
 pub fn enumeration(name: &str, typedef_names: &[&str], underlying: Primitive, constants: &[(&str, i128)]) -> Enum {
     Enum {
@@ -59,6 +68,7 @@ pub fn enumeration(name: &str, typedef_names: &[&str], underlying: Primitive, co
         underlying,
         constants: constants.iter().map(|(n, v)| EnumConstant { name: n.to_string(), value: *v, doc: None }).collect(),
         doc: None,
+        header: None,
     }
 }
 pub fn param(name: &str, ty: Type) -> Param {
@@ -76,10 +86,11 @@ pub fn function(name: &str, symbol: &str, version: Option<u32>, ret: Type, param
         params,
         deprecated: false,
         doc: None,
+        header: None,
     }
 }
 pub fn constant(name: &str, ty: Type, value: ConstantValue, expr: &str) -> Constant {
-    Constant { name: name.into(), ty, value, expr: expr.into(), doc: None }
+    Constant { name: name.into(), ty, value, expr: expr.into(), doc: None, header: None }
 }
 
 fn aligned_field(record: &str, field: &str, value: u64) -> Vec<ExplicitAlignment> {
@@ -444,6 +455,7 @@ pub fn api(tensor_map_align: u64) -> Api {
             target: "x86_64-unknown-linux-gnu".into(),
             language_modes: vec![LanguageMode::C11, LanguageMode::Cxx17],
             libclang_version: "fixture".into(),
+            extra_headers: Vec::new(),
         },
         functions,
         records,

@@ -58,7 +58,8 @@ pub fn major(ctk: &str) -> u32 {
 }
 
 /// Writes the oracle for `api` and compiles it against the real header with gcc (C11) and
-/// g++ (C++17); returns the compiler's complaint on failure.
+/// g++ (C++17), with the pinned stand-ins the parse used on the system include path (the
+/// graphics API types of the extra headers); returns the compiler's complaint on failure.
 pub fn compile_oracle(api: &Api, include_dir: &Path, header: &str) -> Result<(), String> {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("oracle.c");
@@ -68,6 +69,8 @@ pub fn compile_oracle(api: &Api, include_dir: &Path, header: &str) -> Result<(),
             .args([std, "-fsyntax-only", "-x", lang])
             .arg("-I")
             .arg(include_dir)
+            .arg("-isystem")
+            .arg(workspace().system_include_dir())
             .arg(&source)
             .output()
             .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
