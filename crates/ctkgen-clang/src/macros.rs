@@ -369,6 +369,7 @@ mod tests {
             underlying: Primitive::UnsignedInt,
             constants: vec![constant("COLOUR_RED", 1), constant("COLOUR_BLUE", 4)],
             doc: None,
+            header: None,
         }
     }
 

@@ -95,6 +95,7 @@ mod tests {
                 target: String::new(),
                 language_modes: Vec::new(),
                 libclang_version: String::new(),
+                extra_headers: Vec::new(),
             },
             functions: Vec::new(),
             enums: Vec::new(),
