@@ -29,8 +29,11 @@ def official_path(cache, ctk):
     """The folders to put on sys.path for the official module of `ctk`'s major.minor, or None
     when that minor has no pinned release."""
     version = parity.official_versions().get(".".join(ctk.split(".")[:2]))
-    if version is None:
-        return None
+    return None if version is None else release_path(cache, version)
+
+
+def release_path(cache, version):
+    """The folders to put on sys.path for cuda-bindings `version` and what it imports."""
     others = [parity.unpacked(cache, name, v) for name, v in parity.pins() if name != "cuda-bindings"]
     return [parity.unpacked(cache, "cuda-bindings", version), *others]
 

@@ -7,6 +7,7 @@ share one copy of the fake, and its recorders (opened with ctypes) see what eith
 import os
 import sys
 
+from both_modules import release_path
 from conftest import CACHE, REPO, probe
 
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
@@ -18,16 +19,10 @@ def official_version(ctk):
     return parity.official_versions().get(".".join(ctk.split(".")[:2]))
 
 
-def official_paths(version):
-    """The folders to put on sys.path for cuda-bindings `version` and what it imports."""
-    others = [parity.unpacked(CACHE, name, v) for name, v in parity.pins() if name != "cuda-bindings"]
-    return [parity.unpacked(CACHE, "cuda-bindings", version)] + others
-
-
 def run_both(ours, version, fake, code):
     """Runs a probe script (see conftest.probe) that can import `ctkgen_cuda.driver` and
     `cuda.bindings.driver`, both on the fake driver at `fake` (a file named libcuda.so.1)."""
     assert os.path.basename(fake) == "libcuda.so.1", fake
-    path = os.pathsep.join([ours, *official_paths(version)])
+    path = os.pathsep.join([ours, *release_path(CACHE, version)])
     library_path = os.pathsep.join(p for p in [os.path.dirname(fake), os.environ.get("LD_LIBRARY_PATH")] if p)
     return probe(path, code, {"CTKGEN_LIBCUDA": fake, "LD_LIBRARY_PATH": library_path})
