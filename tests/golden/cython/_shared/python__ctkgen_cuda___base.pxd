@@ -112,22 +112,21 @@ cdef inline bint _scalar_value(_Scalar scalar, long long* out) noexcept:
     return True
 
 
-cdef inline long long _as_signed(object value, int bits, str what) except? -1:
-    """`value` checked against the range of a signed C integer of `bits` bits."""
-    cdef long long result
+cdef inline bint _fits_signed(object value, int bits, long long* out) noexcept:
+    """True, with the value in `out`, for an int or integer wrapper in the range of a signed C
+    integer of `bits` bits; False for anything else, which the checked path then judges."""
     cdef bint known
     if PyLong_Check(value):
-        known = ctkgen_long_value(value, &result)
+        known = ctkgen_long_value(value, out)
     else:
-        known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result)
-    if known and (bits >= <int>(sizeof(long long) * 8)
-                  or -((<long long>1) << (bits - 1)) <= result < ((<long long>1) << (bits - 1))):
-        return result
-    return _as_signed_checked(value, bits, what)
+        known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, out)
+    return known and (bits >= <int>(sizeof(long long) * 8)
+                      or -((<long long>1) << (bits - 1)) <= out[0] < ((<long long>1) << (bits - 1)))
 
 
-cdef inline unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
-    """`value` checked against the range of an unsigned C integer of `bits` bits."""
+cdef inline bint _fits_unsigned(object value, int bits, unsigned long long* out) noexcept:
+    """As _fits_signed, for an unsigned C integer of `bits` bits (values beyond a long long take
+    the checked path)."""
     cdef long long result
     cdef bint known
     if PyLong_Check(value):
@@ -136,7 +135,24 @@ cdef inline unsigned long long _as_unsigned(object value, int bits, str what) ex
         known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result)
     if known and result >= 0 and (bits >= <int>(sizeof(unsigned long long) * 8)
                                   or ((<unsigned long long>result) >> bits) == 0):
-        return <unsigned long long>result
+        out[0] = <unsigned long long>result
+        return True
+    return False
+
+
+cdef inline long long _as_signed(object value, int bits, str what) except? -1:
+    """`value` checked against the range of a signed C integer of `bits` bits."""
+    cdef long long result
+    if _fits_signed(value, bits, &result):
+        return result
+    return _as_signed_checked(value, bits, what)
+
+
+cdef inline unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
+    """`value` checked against the range of an unsigned C integer of `bits` bits."""
+    cdef unsigned long long result
+    if _fits_unsigned(value, bits, &result):
+        return result
     return _as_unsigned_checked(value, bits, what)
 
 

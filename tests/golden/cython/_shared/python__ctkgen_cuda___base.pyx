@@ -414,17 +414,13 @@ cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_
         return True
     if not PyLong_Check(item):
         return False
+    # Out of range (or beyond a long long): the checked path raises, naming the entry.
     if slot_kind == _SLOT_SIGNED:
-        if not (ctkgen_long_value(item, &signed_value) and (size >= <int>sizeof(long long) or (
-                -((<long long>1) << (size * 8 - 1)) <= signed_value < ((<long long>1) << (size * 8 - 1))))):
-            # Out of range (or beyond a long long): the checked path raises, naming the entry.
+        if not _fits_signed(item, size * 8, &signed_value):
             signed_value = _as_signed_checked(item, size * 8, f"kernelParams: values[{i}] ({kind.__name__})")
         memcpy(slot, &signed_value, size)
     else:
-        if ctkgen_long_value(item, &signed_value) and signed_value >= 0 and (
-                size >= <int>sizeof(unsigned long long) or ((<unsigned long long>signed_value) >> (size * 8)) == 0):
-            unsigned_value = <unsigned long long>signed_value
-        else:
+        if not _fits_unsigned(item, size * 8, &unsigned_value):
             unsigned_value = _as_unsigned_checked(item, size * 8, f"kernelParams: values[{i}] ({kind.__name__})")
         memcpy(slot, &unsigned_value, size)
     return True
