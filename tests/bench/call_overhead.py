@@ -5,6 +5,11 @@ driver call). Both sides get the same prepared inputs: every argument is built o
 timed calls, in the form each binding takes. One row ("as users often write it") builds the
 lists inside the call and is reported only.
 
+Every call is timed as `timeit` times a statement: the statement is compiled inline into
+timeit's loop with its names as local variables, so the harness adds the same few
+instructions per call to both bindings (and to the C-extension floor) and no Python function
+call of its own. timeit turns the garbage collector off while it times, on both sides.
+
 Usage: python3 call_overhead.py --package-dir DIR --package NAME --cubin empty.cubin --floor ./floor
 Prints a Markdown table and writes the figures as JSON with --json FILE.
 """
@@ -16,18 +21,18 @@ import json
 import statistics
 import subprocess
 import sys
-import time
+import timeit
 
 
-def per_call_ns(fn, n, reps=7):
-    """Median over `reps` samples of the time per call of `fn` over `n` calls."""
-    samples = []
-    for _ in range(reps):
-        t0 = time.perf_counter_ns()
-        for _ in range(n):
-            fn()
-        samples.append((time.perf_counter_ns() - t0) / n)
-    return statistics.median(samples)
+def timed(statement, **names):
+    """A timeit Timer running `statement` with `names` bound as locals of its loop."""
+    setup = "; ".join(f"{name} = _names[{name!r}]" for name in names) or "pass"
+    return timeit.Timer(statement, setup, globals={"_names": names})
+
+
+def per_call_ns(timer, n, reps=7):
+    """Median over `reps` samples of the time per call of `timer`'s statement over `n` runs."""
+    return statistics.median(timer.timeit(n) * 1e9 / n for _ in range(reps))
 
 
 def check(result):
@@ -68,27 +73,27 @@ class Binding:
         self.member_record = m.CUDA_KERNEL_NODE_PARAMS()
         self.forms = {}
 
-    def _encoder(self, lists):
-        """The encode call with every argument in a local, passed positionally."""
-        encode = self.m.cuTensorMapEncodeTiled
+    def _encode_names(self, lists):
+        """Every argument of the encode call, as the locals its statement names."""
         dtype, rank, address = self.args
         interleave, swizzle, promotion, fill = self.tail
         dims, strides, box, steps = lists
-        return lambda: encode(dtype, rank, address, dims, strides, box, steps, interleave, swizzle, promotion, fill)
+        return dict(encode=self.m.cuTensorMapEncodeTiled, dtype=dtype, rank=rank, address=address, dims=dims,
+                    strides=strides, box=box, steps=steps, interleave=interleave, swizzle=swizzle,
+                    promotion=promotion, fill=fill, u64=self.m.cuuint64_t, u32=self.m.cuuint32_t)
 
-    def _encoder_building_lists(self, plain_ints):
-        """The encode call as users often write it: the lists built inside the call, as ints
-        where the binding takes them, else as wrapper objects."""
-        m = self.m
-        encode = m.cuTensorMapEncodeTiled
-        dtype, rank, address = self.args
-        interleave, swizzle, promotion, fill = self.tail
-        if plain_ints:
-            return lambda: encode(dtype, rank, address, [256, 256], [1024], [32, 32], [1, 1],
-                                  interleave, swizzle, promotion, fill)
-        u64, u32 = m.cuuint64_t, m.cuuint32_t
-        return lambda: encode(dtype, rank, address, [u64(256), u64(256)], [u64(1024)], [u32(32), u32(32)],
-                              [u32(1), u32(1)], interleave, swizzle, promotion, fill)
+    _ENCODE = "encode(dtype, rank, address, dims, strides, box, steps, interleave, swizzle, promotion, fill)"
+    # As users often write it: the lists built inside the call, as ints where the binding takes
+    # them, else as wrapper objects.
+    _ENCODE_INT_LISTS = ("encode(dtype, rank, address, [256, 256], [1024], [32, 32], [1, 1], "
+                         "interleave, swizzle, promotion, fill)")
+    _ENCODE_WRAPPER_LISTS = ("encode(dtype, rank, address, [u64(256), u64(256)], [u64(1024)], [u32(32), u32(32)], "
+                             "[u32(1), u32(1)], interleave, swizzle, promotion, fill)")
+
+    def _encoder(self, lists):
+        """The encode call, for setting up and probing (not timed)."""
+        names = self._encode_names(lists)
+        return lambda: eval(self._ENCODE, {}, names)
 
     def _launch_forms(self):
         """kernelParams in each form cuda.bindings documents, prepared once: name -> (function,
@@ -115,34 +120,26 @@ class Binding:
         return usable
 
     def calls(self):
-        """The timed calls: name -> (function, calls per sample). Every argument is prepared."""
+        """The timed calls: name -> (timer, calls per sample). Every argument is prepared."""
         m = self.m
-        host = bytearray(64)
+        plain_ints = self.plain_int_lists()
+        ints_or_wrappers = self.int_lists if plain_ints else self.wrapper_lists
+        in_call = self._ENCODE_INT_LISTS if plain_ints else self._ENCODE_WRAPPER_LISTS
         record, function = self.member_record, self.two_maps
-        ints_or_wrappers = self.int_lists if self.plain_int_lists() else self.wrapper_lists
-
-        def member_scalar():
-            record.gridDimX = 7
-            return record.gridDimX
-
-        def member_handle():
-            record.func = function
-            return record.func
-
         calls = {
-            "encode": (self._encoder(ints_or_wrappers), 5000),
-            "encode_wrappers": (self._encoder(self.wrapper_lists), 5000),
-            "encode_in_call": (self._encoder_building_lists(self.plain_int_lists()), 5000),
-            "get_device": (m.cuCtxGetDevice, 50000),
-            "construct": (m.CUtensorMap, 50000),
-            "member_scalar": (member_scalar, 50000),
-            "member_handle": (member_handle, 50000),
-            "htod64": (lambda: m.cuMemcpyHtoD(self.buf, host, 64), 1000),
+            "encode": (timed(self._ENCODE, **self._encode_names(ints_or_wrappers)), 5000),
+            "encode_wrappers": (timed(self._ENCODE, **self._encode_names(self.wrapper_lists)), 5000),
+            "encode_in_call": (timed(in_call, **self._encode_names(ints_or_wrappers)), 5000),
+            "get_device": (timed("get_device()", get_device=m.cuCtxGetDevice), 50000),
+            "construct": (timed("make()", make=m.CUtensorMap), 50000),
+            "member_scalar": (timed("record.gridDimX = 7; record.gridDimX", record=record), 50000),
+            "member_handle": (timed("record.func = function; record.func", record=record, function=function), 50000),
+            "htod64": (timed("copy(buf, host, 64)", copy=m.cuMemcpyHtoD, buf=self.buf, host=bytearray(64)), 1000),
         }
-        launch = m.cuLaunchKernel
         for name, (fn, params) in self._launch_forms().items():
             # 200 launches per sample keep the launch queue far from full.
-            calls[name] = ((lambda fn=fn, params=params: launch(fn, 1, 1, 1, 32, 1, 1, 0, 0, params, 0)), 200)
+            calls[name] = (timed("launch(fn, 1, 1, 1, 32, 1, 1, 0, 0, params, 0)", launch=m.cuLaunchKernel, fn=fn,
+                                 params=params), 200)
         return calls
 
     def plain_int_lists(self):
@@ -191,18 +188,17 @@ def main():
     samples = {k: {c: [] for c in common} for k in ("ours", "theirs")}
     floors = []
     python_floor = {"noop": [], "get_device": [], "encode": []}
-    # What a member write + read costs in the interpreter alone: the same closure on an attribute
-    # of a plain `__slots__` object, so no binding code runs.
+    # What a member write + read costs in the interpreter alone: the same statement on an
+    # attribute of a plain `__slots__` object, so no binding code runs.
     slots_floor = []
+    # What the harness itself costs per call: an empty statement.
+    harness = []
 
     class Slots:
         __slots__ = ("gridDimX",)
 
-    plain = Slots()
-
-    def member_floor():
-        plain.gridDimX = 7
-        return plain.gridDimX
+    member_floor = timed("plain.gridDimX = 7; plain.gridDimX", plain=Slots())
+    empty = timed("pass")
 
     for _ in range(args.rounds):
         for call in common:
@@ -214,12 +210,13 @@ def main():
                     samples[side][call].append(per_call_ns(fn, n, reps=1))
             ours.sync()
         slots_floor.append(per_call_ns(member_floor, 50000))
+        harness.append(per_call_ns(empty, 50000))
         floor = subprocess.run([args.floor, args.cubin], capture_output=True, text=True, check=True)
         floors.append(json.loads(floor.stdout))
         if callfloor:
-            python_floor["noop"].append(per_call_ns(callfloor.noop, 50000))
-            python_floor["get_device"].append(per_call_ns(callfloor.get_device, 50000))
-            python_floor["encode"].append(per_call_ns(callfloor.encode, 5000))
+            python_floor["noop"].append(per_call_ns(timed("noop()", noop=callfloor.noop), 50000))
+            python_floor["get_device"].append(per_call_ns(timed("get_device()", get_device=callfloor.get_device), 50000))
+            python_floor["encode"].append(per_call_ns(timed("encode()", encode=callfloor.encode), 5000))
     c_floor = {c: min(f[c] for f in floors) for c in floors[0]}
     med = {
         "ours": {c: statistics.median(v) for c, v in samples["ours"].items()},
@@ -228,7 +225,8 @@ def main():
     }
     if callfloor:
         med["python_floor"] = {c: min(v) for c, v in python_floor.items()}
-    rounds = {"samples": samples, "floor": floors, "python_floor": python_floor}
+    med["harness"] = min(harness)
+    rounds = {"samples": samples, "floor": floors, "python_floor": python_floor, "harness": harness}
 
     # Every encode form makes the same driver call; every launch form launches an empty kernel.
     def floor_key(call):
@@ -278,7 +276,8 @@ def main():
               f"{'' if target is None else f'<= {target}x'} | {verdict} |")
     print(f"\nkernelParams forms: ctkgen {ours.forms}; {theirs.name} {theirs.forms}")
     med["member_floor"] = min(slots_floor)
-    print(f"\nmember write + read in the interpreter alone (a __slots__ attribute, same closure): {med['member_floor']:.0f} ns")
+    print(f"\nmember write + read in the interpreter alone (a __slots__ attribute, same statement): {med['member_floor']:.0f} ns")
+    print(f"harness cost per call (timeit's loop with an empty statement): {med['harness']:.1f} ns")
     if "python_floor" in med:
         pf = med["python_floor"]
         print(f"\nfloor from Python (C extension, arguments prepared in C): empty call {pf['noop']:.0f} ns, "

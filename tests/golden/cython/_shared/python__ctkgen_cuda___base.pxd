@@ -40,7 +40,7 @@ cdef void _release_block(void* block, size_t size, size_t alignment) noexcept
 cdef int _own_block(_Record self, size_t size, size_t alignment) except -1
 cdef int _check_aligned(size_t address, size_t alignment, str name) except -1
 cdef void* _addr_of(object value) except? NULL
-cdef void* _void_ptr(object value) except? NULL
+cdef void* _void_ptr_checked(object value) except? NULL
 cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, void*** out, Py_ssize_t* count)
 cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_pointer) except? NULL
 cdef void** _keep_kernel_params(_RefRecord owner, void* slot, object value) except? NULL
@@ -65,8 +65,7 @@ cdef long long _as_signed_checked(object value, int bits, str what) except? -1
 cdef unsigned long long _as_unsigned_checked(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF
 
 # The value of an int (of any int subclass: enum members, bool) that fits a long long, read
-# without raising, so that the common case of the range checks below is a few instructions
-# inlined at each call site; anything else takes the checked path, which raises.
+# without raising; anything else takes the checked path, which raises.
 cdef extern from *:
     """
     static inline int ctkgen_long_value(PyObject *o, long long *out) {
@@ -85,8 +84,41 @@ cdef extern from *:
         *out = value;
         return 1;
     }
+
+    /* The range checks' common case: an int in range. Forced inline because a module of
+       thousands of functions exhausts the compiler's inlining budget, and a call per argument
+       costs more than the check itself. */
+    #ifndef Py_ALWAYS_INLINE
+    #define Py_ALWAYS_INLINE
+    #endif
+    static Py_ALWAYS_INLINE inline int ctkgen_int_fits_signed(PyObject *o, int bits, long long *out) {
+        long long value;
+        if (!PyLong_Check(o) || !ctkgen_long_value(o, &value)) {
+            return 0;
+        }
+        if (bits < (int)(sizeof(long long) * 8)
+            && (value < -(1LL << (bits - 1)) || value >= (1LL << (bits - 1)))) {
+            return 0;
+        }
+        *out = value;
+        return 1;
+    }
+
+    static Py_ALWAYS_INLINE inline int ctkgen_int_fits_unsigned(PyObject *o, int bits, unsigned long long *out) {
+        long long value;
+        if (!PyLong_Check(o) || !ctkgen_long_value(o, &value) || value < 0) {
+            return 0;
+        }
+        if (bits < (int)(sizeof(unsigned long long) * 8) && ((unsigned long long)value >> bits) != 0) {
+            return 0;
+        }
+        *out = (unsigned long long)value;
+        return 1;
+    }
     """
     bint ctkgen_long_value(object o, long long* out) noexcept
+    bint ctkgen_int_fits_signed(object o, int bits, long long* out) noexcept
+    bint ctkgen_int_fits_unsigned(object o, int bits, unsigned long long* out) noexcept
 
 
 cdef inline bint _scalar_value(_Scalar scalar, long long* out) noexcept:
@@ -117,9 +149,8 @@ cdef inline bint _fits_signed(object value, int bits, long long* out) noexcept:
     integer of `bits` bits; False for anything else, which the checked path then judges."""
     cdef bint known
     if PyLong_Check(value):
-        known = ctkgen_long_value(value, out)
-    else:
-        known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, out)
+        return ctkgen_int_fits_signed(value, bits, out)
+    known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, out)
     return known and (bits >= <int>(sizeof(long long) * 8)
                       or -((<long long>1) << (bits - 1)) <= out[0] < ((<long long>1) << (bits - 1)))
 
@@ -128,22 +159,21 @@ cdef inline bint _fits_unsigned(object value, int bits, unsigned long long* out)
     """As _fits_signed, for an unsigned C integer of `bits` bits (values beyond a long long take
     the checked path)."""
     cdef long long result
-    cdef bint known
     if PyLong_Check(value):
-        known = ctkgen_long_value(value, &result)
-    else:
-        known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result)
-    if known and result >= 0 and (bits >= <int>(sizeof(unsigned long long) * 8)
-                                  or ((<unsigned long long>result) >> bits) == 0):
+        return ctkgen_int_fits_unsigned(value, bits, out)
+    if (isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result) and result >= 0
+            and (bits >= <int>(sizeof(unsigned long long) * 8) or ((<unsigned long long>result) >> bits) == 0)):
         out[0] = <unsigned long long>result
         return True
     return False
 
 
+# Each argument and member write: an int in range is read inline; integer wrappers and
+# everything else go to the checked function (which reads wrappers without building an int).
 cdef inline long long _as_signed(object value, int bits, str what) except? -1:
     """`value` checked against the range of a signed C integer of `bits` bits."""
     cdef long long result
-    if _fits_signed(value, bits, &result):
+    if ctkgen_int_fits_signed(value, bits, &result):
         return result
     return _as_signed_checked(value, bits, what)
 
@@ -151,9 +181,18 @@ cdef inline long long _as_signed(object value, int bits, str what) except? -1:
 cdef inline unsigned long long _as_unsigned(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
     """`value` checked against the range of an unsigned C integer of `bits` bits."""
     cdef unsigned long long result
-    if _fits_unsigned(value, bits, &result):
+    if ctkgen_int_fits_unsigned(value, bits, &result):
         return result
     return _as_unsigned_checked(value, bits, what)
+
+
+cdef inline void* _void_ptr(object value) except? NULL:
+    """The pointer a `void *` argument carries (see _void_ptr_checked); an int in the range of a
+    pointer is read inline."""
+    cdef unsigned long long address
+    if ctkgen_int_fits_unsigned(value, sizeof(void*) * 8, &address):
+        return <void*><size_t>address
+    return _void_ptr_checked(value)
 
 
 cdef inline void* _handle_addr(object value, str what) except? NULL:

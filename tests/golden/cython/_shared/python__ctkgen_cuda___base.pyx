@@ -209,8 +209,10 @@ cdef object _out_of_range(object value, int bits, bint signed, str what):
 
 cdef long long _as_signed_checked(object value, int bits, str what) except? -1:
     """`value` checked against the range of a signed C integer of `bits` bits: any object (the
-    inline `_as_signed` of _base.pxd takes this path for all but in-range ints and wrappers)."""
+    inline `_as_signed` of _base.pxd takes this path for all but in-range ints)."""
     cdef long long result
+    if not PyLong_Check(value) and _fits_signed(value, bits, &result):
+        return result
     value = _int_of(value, what)
     try:
         result = value
@@ -223,8 +225,10 @@ cdef long long _as_signed_checked(object value, int bits, str what) except? -1:
 
 cdef unsigned long long _as_unsigned_checked(object value, int bits, str what) except? 0x7FFFFFFFFFFFFFFF:
     """`value` checked against the range of an unsigned C integer of `bits` bits: any object
-    (the inline `_as_unsigned` of _base.pxd takes this path for all but in-range ints and wrappers)."""
+    (the inline `_as_unsigned` of _base.pxd takes this path for all but in-range ints)."""
     cdef unsigned long long result
+    if not PyLong_Check(value) and _fits_unsigned(value, bits, &result):
+        return result
     value = _int_of(value, what)
     try:
         result = value
@@ -314,7 +318,7 @@ cdef void* _addr_of(object value) except? NULL:
     return address
 
 
-cdef void* _void_ptr(object value) except? NULL:
+cdef void* _void_ptr_checked(object value) except? NULL:
     """The pointer a `void *` argument carries: an int is the address itself; a handle or an
     integer typedef object (a device address) carries its value, not the address of its storage; a
     record is its own storage; a buffer is its data; None is NULL."""

@@ -41,7 +41,12 @@ cdef extern from *:
         if (result != NULL && Py_REFCNT(result) == 1) {
             Py_INCREF(result);
             for (i = 0; i < n; i++) {
+                /* An item that is already in place (the success code) keeps its reference. */
                 old[i] = PyTuple_GET_ITEM(result, i);
+                if (old[i] == items[i]) {
+                    old[i] = NULL;
+                    continue;
+                }
                 Py_INCREF(items[i]);
                 PyTuple_SET_ITEM(result, i, items[i]);
             }
@@ -51,7 +56,7 @@ cdef extern from *:
             }
             /* Released last: a finalizer that calls back in finds the tuple in use. */
             for (i = 0; i < n; i++) {
-                Py_DECREF(old[i]);
+                Py_XDECREF(old[i]);
             }
             return result;
         }

@@ -40,6 +40,9 @@ extensions = [
         [os.path.join(PACKAGE, f"{name}.pyx")],
         include_dirs=[cuda_include(), os.path.join(HERE, "include"), os.path.join(HERE, PACKAGE)],
         libraries=["dl"],
+        # Each class's tp_new as the classic direct call: Cython's vectorcall form converts the
+        # argument tuple first, a cost on every object the binding creates.
+        define_macros=[("CYTHON_VECTORCALL_TPNEW", "0")],
     )
     for name in MODULES
     if not ONLY or name in ONLY

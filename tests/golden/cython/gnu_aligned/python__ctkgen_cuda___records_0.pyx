@@ -9,7 +9,8 @@ from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_par
                      _as_unsigned, _bytes_of, _byte_values, _new_member_array, _keep_member_array,
                      _member_array_owner, _adopt_refs)
 from ._base import _class_registry
-from ._types import AlignedInt as _C_AlignedInt
+from ._types import AlignedInt as _PY_AlignedInt
+cdef type _C_AlignedInt = _PY_AlignedInt
 
 
 cdef class HoldsAlignedTypedef(_Record):
