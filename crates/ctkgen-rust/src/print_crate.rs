@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::names::synthetic;
 use crate::plan::{Plan, RecordShape};
-use crate::print_items::{self, doc_attrs};
+use crate::print_items::{self, DocBlocks};
 use crate::print_runtime;
 use crate::{DriverConventions, RustEmitError, RustOptions};
 
@@ -110,19 +110,23 @@ pub fn files(
 }
 
 fn print_piece(plan: &Plan, piece: Piece) -> Printed {
+    let docs = DocBlocks::default();
     let items = match piece {
         Piece::CargoToml => return Ok(Ok(cargo_toml(plan))),
         Piece::LayoutTest => return Ok(format_rust(plan, layout_test(plan), "tests/layout.rs")),
         Piece::Example => return Ok(format_rust(plan, driver_info_example(plan), "examples/driver_info.rs")),
-        Piece::Prelude => prelude(plan)?,
-        Piece::Typedefs(start, end) => {
-            plan.typedefs[start..end].iter().map(|t| print_items::typedef(plan, t)).collect::<Result<Vec<_>, _>>()?
+        Piece::Prelude => prelude(plan, &docs)?,
+        Piece::Typedefs(start, end) => plan.typedefs[start..end]
+            .iter()
+            .map(|t| print_items::typedef(plan, t, &docs))
+            .collect::<Result<Vec<_>, _>>()?,
+        Piece::Enums(start, end) => {
+            plan.enums[start..end].iter().map(|e| print_items::enumeration(e, &docs)).collect::<Vec<_>>()
         }
-        Piece::Enums(start, end) => plan.enums[start..end].iter().map(print_items::enumeration).collect::<Vec<_>>(),
         Piece::Records(start, end) => {
             let mut items = Vec::new();
             for r in &plan.records[start..end] {
-                items.push(print_items::record(plan, r)?);
+                items.push(print_items::record(plan, r, &docs)?);
                 // Each complete record's size, alignment and offsets, checked at compile time.
                 if matches!(r.shape, RecordShape::Complete { .. }) {
                     items.push(print_items::layout_assertions(r));
@@ -130,14 +134,15 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
             }
             items
         }
-        Piece::Constants(start, end) => {
-            plan.constants[start..end].iter().map(|c| print_items::constant(plan, c)).collect::<Result<Vec<_>, _>>()?
-        }
+        Piece::Constants(start, end) => plan.constants[start..end]
+            .iter()
+            .map(|c| print_items::constant(plan, c, &docs))
+            .collect::<Result<Vec<_>, _>>()?,
         Piece::Functions(start, end) => (start..end)
-            .map(|index| print_items::function(plan, index, &plan.functions[index]))
+            .map(|index| print_items::function(plan, index, &plan.functions[index], &docs))
             .collect::<Result<Vec<_>, _>>()?,
     };
-    Ok(unparse_items(items, "src/lib.rs"))
+    Ok(unparse_items(items, "src/lib.rs").map(|text| docs.insert(text)))
 }
 
 fn header_line(plan: &Plan, comment: &str) -> String {
@@ -160,87 +165,13 @@ fn unparse_items(items: Vec<TokenStream>, path: &str) -> Result<String, RustEmit
         file.attrs.extend(part.attrs);
         file.items.extend(part.items);
     }
-    syn::visit_mut::VisitMut::visit_file_mut(&mut DocLines, &mut file);
     Ok(prettyplease::unparse(&file))
 }
 
 fn unparse(tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
-    let mut file: syn::File =
+    let file: syn::File =
         syn::parse2(tokens).map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
-    syn::visit_mut::VisitMut::visit_file_mut(&mut DocLines, &mut file);
     Ok(prettyplease::unparse(&file))
-}
-
-/// Splits the multi-line `#[doc]` attributes of every node that can carry documentation into
-/// one attribute per line ([`print_items::split_doc_lines`]).
-struct DocLines;
-
-/// The attributes of `node` when it is one of the listed variants.
-macro_rules! attrs_of {
-    ($node:expr, $($variant:path),+ $(,)?) => {
-        match $node {
-            $($variant(inner) => Some(&mut inner.attrs),)+
-            _ => None,
-        }
-    };
-}
-
-impl syn::visit_mut::VisitMut for DocLines {
-    fn visit_file_mut(&mut self, node: &mut syn::File) {
-        print_items::split_doc_lines(&mut node.attrs);
-        syn::visit_mut::visit_file_mut(self, node);
-    }
-
-    fn visit_item_mut(&mut self, node: &mut syn::Item) {
-        use syn::Item;
-        if let Some(attrs) = attrs_of!(
-            node,
-            Item::Const,
-            Item::Enum,
-            Item::Fn,
-            Item::ForeignMod,
-            Item::Impl,
-            Item::Macro,
-            Item::Mod,
-            Item::Static,
-            Item::Struct,
-            Item::Trait,
-            Item::Type,
-            Item::Union,
-            Item::Use,
-        ) {
-            print_items::split_doc_lines(attrs);
-        }
-        syn::visit_mut::visit_item_mut(self, node);
-    }
-
-    fn visit_field_mut(&mut self, node: &mut syn::Field) {
-        print_items::split_doc_lines(&mut node.attrs);
-        syn::visit_mut::visit_field_mut(self, node);
-    }
-
-    fn visit_variant_mut(&mut self, node: &mut syn::Variant) {
-        print_items::split_doc_lines(&mut node.attrs);
-        syn::visit_mut::visit_variant_mut(self, node);
-    }
-
-    fn visit_impl_item_mut(&mut self, node: &mut syn::ImplItem) {
-        use syn::ImplItem;
-        if let Some(attrs) = attrs_of!(node, ImplItem::Const, ImplItem::Fn, ImplItem::Type, ImplItem::Macro) {
-            print_items::split_doc_lines(attrs);
-        }
-        syn::visit_mut::visit_impl_item_mut(self, node);
-    }
-
-    fn visit_foreign_item_mut(&mut self, node: &mut syn::ForeignItem) {
-        use syn::ForeignItem;
-        if let Some(attrs) =
-            attrs_of!(node, ForeignItem::Fn, ForeignItem::Static, ForeignItem::Type, ForeignItem::Macro)
-        {
-            print_items::split_doc_lines(attrs);
-        }
-        syn::visit_mut::visit_foreign_item_mut(self, node);
-    }
 }
 
 /// prettyplease puts items back to back; a blank line after each top-level item reads better.
@@ -333,7 +264,7 @@ fn toml_string(text: &str) -> String {
     out
 }
 
-fn crate_doc(plan: &Plan) -> TokenStream {
+fn crate_doc(plan: &Plan, docs: &DocBlocks) -> TokenStream {
     let c = plan.conventions;
     let mut text =
         format!("Raw bindings to the {} API, generated from {}.\n\n", c.library_description, provenance_line(plan));
@@ -365,7 +296,7 @@ fn crate_doc(plan: &Plan) -> TokenStream {
         "Names follow the header. Records are `#[repr(C)]` with the header's exact size, alignment and \
          field offsets, checked at compile time; enums are newtypes so unknown values stay valid.",
     );
-    let doc = doc_attrs(&text);
+    let doc = docs.doc_attrs(&text);
     // Turn the outer doc attributes into inner ones for the crate.
     let inner: TokenStream = doc
         .into_iter()
@@ -383,8 +314,8 @@ fn crate_doc(plan: &Plan) -> TokenStream {
 }
 
 /// The crate docs and lints, the runtime module and the entry table: the start of `src/lib.rs`.
-fn prelude(plan: &Plan) -> Result<Vec<TokenStream>, RustEmitError> {
-    let mut items = vec![crate_doc(plan)];
+fn prelude(plan: &Plan, docs: &DocBlocks) -> Result<Vec<TokenStream>, RustEmitError> {
+    let mut items = vec![crate_doc(plan, docs)];
     items.push(quote! {
         #![allow(
             non_camel_case_types,
@@ -398,7 +329,7 @@ fn prelude(plan: &Plan) -> Result<Vec<TokenStream>, RustEmitError> {
             reason = "function signatures are the header's"
         )]
     });
-    items.push(print_runtime::runtime(plan)?);
+    items.push(print_runtime::runtime(plan, docs)?);
     items.push(print_items::entry_table(plan));
     Ok(items)
 }

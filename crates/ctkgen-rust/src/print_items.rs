@@ -1,6 +1,8 @@
 //! Prints the planned declarations: records, enums, typedefs, constants, function wrappers and
 //! the compile-time layout assertions. Nothing here decides; it lays out what the plan says.
 
+use std::cell::RefCell;
+
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
 
@@ -11,114 +13,122 @@ use crate::plan::{
 use crate::types::Position;
 use crate::RustEmitError;
 
-/// The `#[doc]` attribute for `text`, lines trimmed (indented header prose must never read as
-/// a code block), runs of blank lines collapsed, each line with the leading space `///`
-/// comments have. The lines travel as one attribute, so there is one literal to lex and parse
-/// per comment; [`split_doc_lines`] turns it into one attribute per line before printing.
-pub fn doc_attrs(text: &str) -> TokenStream {
-    let lines: Vec<&str> = text.lines().map(|l| l.trim()).collect();
-    let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
-    let end = lines.iter().rposition(|l| !l.is_empty()).map_or(start, |i| i + 1);
-    let mut kept: Vec<&str> = Vec::new();
-    for line in &lines[start..end] {
-        // One blank line at most between paragraphs.
-        if line.is_empty() && kept.last().is_some_and(|l| l.is_empty()) {
-            continue;
-        }
-        kept.push(line);
-    }
-    if kept.is_empty() {
-        return TokenStream::new();
-    }
-    let mut block = String::with_capacity(kept.iter().map(|l| l.len() + 2).sum());
-    for (i, line) in kept.iter().enumerate() {
-        if i > 0 {
-            block.push('\n');
-        }
-        if !line.is_empty() {
-            block.push(' ');
-            block.push_str(line);
-        }
-    }
-    let literal = doc_literal(&block);
-    quote!(#[doc = #literal])
+/// The doc comments of one printed piece. Each comment travels through quote, syn and
+/// prettyplease as a placeholder attribute (`#[doc = "\u{1}N"]`, printed as one `///` line), and
+/// [`DocBlocks::insert`] puts the comment's lines in place of the printed placeholder: the text is
+/// copied once instead of being lexed, parsed, split into per-line literals and printed. Every doc
+/// attribute prints on a line of its own, so the text has no say in the layout around it.
+#[derive(Debug, Default)]
+pub struct DocBlocks {
+    /// Each comment's lines joined by `\n`, each non-empty one with the leading space `///`
+    /// comments have; a placeholder's number indexes this list.
+    blocks: RefCell<Vec<String>>,
 }
 
-/// Replaces every `#[doc]` attribute whose text spans several lines by one attribute per line,
-/// in place: what prettyplease prints as `///` (or `//!`) lines.
-pub fn split_doc_lines(attrs: &mut Vec<syn::Attribute>) {
-    let multi_line = |attr: &syn::Attribute| match &attr.meta {
-        syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }) => {
-                Some(text.value()).filter(|t| t.contains('\n'))
+/// Starts a placeholder's text; the header's prose reaches the printed text only through
+/// [`DocBlocks::insert`], after the placeholders are found.
+const PLACEHOLDER: char = '\u{1}';
+
+impl DocBlocks {
+    fn attr(&self, block: String) -> TokenStream {
+        let mut blocks = self.blocks.borrow_mut();
+        let text = format!("{PLACEHOLDER}{}", blocks.len());
+        blocks.push(block);
+        quote!(#[doc = #text])
+    }
+
+    /// `printed` with each placeholder line (`<indent>///\u{1}N`, or `//!` for inner docs)
+    /// replaced by the comment's lines, each with that indentation and comment marker and without
+    /// trailing spaces, as prettyplease prints a one-line doc attribute.
+    pub fn insert(&self, printed: String) -> String {
+        let blocks = self.blocks.borrow();
+        if blocks.is_empty() {
+            return printed;
+        }
+        let mut out = String::with_capacity(printed.len() + blocks.iter().map(|b| b.len() * 2).sum::<usize>());
+        let mut rest = printed.as_str();
+        while let Some(at) = rest.find(PLACEHOLDER) {
+            let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = rest[at..].find('\n').map_or(rest.len(), |i| at + i);
+            let marker = &rest[line_start..at];
+            let number = &rest[at + PLACEHOLDER.len_utf8()..line_end];
+            let block = number.parse::<usize>().ok().and_then(|n| blocks.get(n));
+            let Some(block) = block.filter(|_| marker.ends_with("///") || marker.ends_with("//!")) else {
+                // Not a placeholder line: keep it as printed.
+                out.push_str(&rest[..line_end]);
+                rest = &rest[line_end..];
+                continue;
+            };
+            out.push_str(&rest[..line_start]);
+            for (i, line) in block.split('\n').enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(marker);
+                out.push_str(line.trim_end_matches(' '));
             }
-            _ => None,
-        },
-        _ => None,
-    };
-    if !attrs.iter().any(|a| multi_line(a).is_some()) {
-        return;
-    }
-    let mut split = Vec::with_capacity(attrs.len());
-    for attr in attrs.drain(..) {
-        let Some(text) = multi_line(&attr) else {
-            split.push(attr);
-            continue;
-        };
-        for line in text.split('\n') {
-            split.push(syn::Attribute {
-                pound_token: attr.pound_token,
-                style: attr.style,
-                bracket_token: attr.bracket_token,
-                meta: syn::Meta::NameValue(syn::MetaNameValue {
-                    path: syn::Path::from(syn::Ident::new("doc", Span::call_site())),
-                    eq_token: Default::default(),
-                    value: syn::Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit: syn::Lit::new(doc_literal(line)) }),
-                }),
-            });
+            rest = &rest[line_end..];
         }
+        out.push_str(rest);
+        out
     }
-    *attrs = split;
-}
 
-/// `text` as a raw string literal (`r#"..."#`): nothing to escape on the way in and nothing to
-/// unescape when it is printed.
-fn doc_literal(text: &str) -> Literal {
-    // A raw string cannot hold a carriage return.
-    if text.contains('\r') {
-        return Literal::string(text);
-    }
-    // One more `#` than the longest run that follows a quote in the text.
-    let longest = text.match_indices('"').map(|(i, _)| text[i + 1..].bytes().take_while(|&b| b == b'#').count()).max();
-    let hashes = "#".repeat(longest.map_or(0, |n| n + 1));
-    format!("r{hashes}\"{text}\"{hashes}").parse().expect("a raw string literal lexes")
-}
-
-/// The `#[doc]` attribute for Markdown rendered from a header comment: lines kept as they are
-/// (their indentation nests lists), each with the leading space `///` comments have.
-pub fn markdown_doc_attrs(text: &str) -> TokenStream {
-    let text = text.trim_end();
-    if text.trim().is_empty() {
-        return TokenStream::new();
-    }
-    let mut block = String::with_capacity(text.len() + text.len() / 32);
-    for (i, line) in text.lines().enumerate() {
-        if i > 0 {
-            block.push('\n');
+    /// The doc attribute for `text`, lines trimmed (indented header prose must never read as a
+    /// code block), runs of blank lines collapsed, each line with the leading space `///`
+    /// comments have.
+    pub fn doc_attrs(&self, text: &str) -> TokenStream {
+        let lines: Vec<&str> = text.lines().map(|l| l.trim()).collect();
+        let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
+        let end = lines.iter().rposition(|l| !l.is_empty()).map_or(start, |i| i + 1);
+        let mut kept: Vec<&str> = Vec::new();
+        for line in &lines[start..end] {
+            // One blank line at most between paragraphs.
+            if line.is_empty() && kept.last().is_some_and(|l| l.is_empty()) {
+                continue;
+            }
+            kept.push(line);
         }
-        let line = line.trim_end();
-        if !line.is_empty() {
-            block.push(' ');
-            block.push_str(line);
+        if kept.is_empty() {
+            return TokenStream::new();
         }
+        let mut block = String::with_capacity(kept.iter().map(|l| l.len() + 2).sum());
+        for (i, line) in kept.iter().enumerate() {
+            if i > 0 {
+                block.push('\n');
+            }
+            if !line.is_empty() {
+                block.push(' ');
+                block.push_str(line);
+            }
+        }
+        self.attr(block)
     }
-    let literal = doc_literal(&block);
-    quote!(#[doc = #literal])
-}
 
-/// A planned (rendered) doc comment.
-fn optional_doc(doc: &Option<String>) -> TokenStream {
-    doc.as_deref().map(markdown_doc_attrs).unwrap_or_default()
+    /// The doc attribute for Markdown rendered from a header comment: lines kept as they are
+    /// (their indentation nests lists), each with the leading space `///` comments have.
+    pub fn markdown_doc_attrs(&self, text: &str) -> TokenStream {
+        let text = text.trim_end();
+        if text.trim().is_empty() {
+            return TokenStream::new();
+        }
+        let mut block = String::with_capacity(text.len() + text.len() / 32);
+        for (i, line) in text.lines().enumerate() {
+            if i > 0 {
+                block.push('\n');
+            }
+            let line = line.trim_end();
+            if !line.is_empty() {
+                block.push(' ');
+                block.push_str(line);
+            }
+        }
+        self.attr(block)
+    }
+
+    /// A planned (rendered) doc comment.
+    fn optional(&self, doc: &Option<String>) -> TokenStream {
+        doc.as_deref().map(|text| self.markdown_doc_attrs(text)).unwrap_or_default()
+    }
 }
 
 /// An integer literal, negative ones as `-N`.
@@ -132,9 +142,9 @@ pub fn int_literal(value: i128) -> TokenStream {
     }
 }
 
-pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError> {
+pub fn record(plan: &Plan, r: &RecordPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
     let ident = &r.ident;
-    let mut doc = optional_doc(&r.doc);
+    let mut doc = docs.optional(&r.doc);
     if let Some(parent) = &r.record.parent {
         let line = format!(" Anonymous {} inside `{}::{}`.", r.record.kind.c_keyword(), parent.record, parent.field);
         if !doc.is_empty() {
@@ -165,7 +175,7 @@ pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError>
         match m {
             Member::Field { ident, ty, doc, .. } => {
                 let ty = plan.types.tokens(ty, Position::Field, &context)?;
-                let doc = optional_doc(doc);
+                let doc = docs.optional(doc);
                 fields.push(quote!(#doc pub #ident: #ty));
             }
             Member::Padding { ident, len, .. } => {
@@ -179,7 +189,7 @@ pub fn record(plan: &Plan, r: &RecordPlan) -> Result<TokenStream, RustEmitError>
                 let line = format!(" Storage of the bitfields {}; use their accessors.", names.join(", "));
                 fields.push(quote!(#[doc = #line] pub #ident: [u8; #len_lit]));
                 for a in list {
-                    accessors.push(accessor(plan, ident, a, *is_union, &context)?);
+                    accessors.push(accessor(plan, ident, a, *is_union, &context, docs)?);
                 }
             }
         }
@@ -240,6 +250,7 @@ fn accessor(
     a: &Accessor,
     in_union: bool,
     context: &str,
+    docs: &DocBlocks,
 ) -> Result<TokenStream, RustEmitError> {
     let ty = plan.types.tokens(&a.ty, Position::Field, context)?;
     let (getter, setter) = (&a.getter, &a.setter);
@@ -263,7 +274,7 @@ fn accessor(
             quote!(crate::runtime::BitValue::to_bits(value.0)),
         ),
     };
-    let doc = optional_doc(&a.doc);
+    let doc = docs.optional(&a.doc);
     let set_doc = format!(" Sets the {}-bit field `{}`.", a.width, a.getter.to_string().trim_start_matches("r#"));
     Ok(quote! {
         #doc
@@ -304,10 +315,10 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
     quote!(const _: () = { #(#checks)* };)
 }
 
-pub fn enumeration(e: &EnumPlan) -> TokenStream {
+pub fn enumeration(e: &EnumPlan, docs: &DocBlocks) -> TokenStream {
     let ident = &e.ident;
     let underlying = &e.underlying;
-    let doc = optional_doc(&e.doc);
+    let doc = docs.optional(&e.doc);
     let names_line = if e.enumeration.typedef_names.is_empty() {
         String::new()
     } else {
@@ -323,7 +334,7 @@ pub fn enumeration(e: &EnumPlan) -> TokenStream {
     let constants = e.constants.iter().map(|c| {
         let cid = &c.ident;
         let value = int_literal(c.value);
-        let doc = optional_doc(&c.doc);
+        let doc = docs.optional(&c.doc);
         quote!(#doc pub const #cid: Self = Self(#value);)
     });
     let arms = e.names.iter().map(|(value, name)| {
@@ -435,14 +446,14 @@ pub fn enumeration(e: &EnumPlan) -> TokenStream {
     }
 }
 
-pub fn typedef(plan: &Plan, t: &TypedefPlan) -> Result<TokenStream, RustEmitError> {
+pub fn typedef(plan: &Plan, t: &TypedefPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
     let ident = &t.ident;
     let ty = plan.types.tokens(&t.ty, Position::Alias, &format!("typedef `{}`", t.name))?;
-    let doc = optional_doc(&t.doc);
+    let doc = docs.optional(&t.doc);
     Ok(quote!(#doc pub type #ident = #ty;))
 }
 
-pub fn constant(plan: &Plan, c: &ConstantPlan) -> Result<TokenStream, RustEmitError> {
+pub fn constant(plan: &Plan, c: &ConstantPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
     let ident = &c.ident;
     let context = format!("constant `{}`", c.name);
     let ty = match &c.ty {
@@ -489,7 +500,7 @@ pub fn constant(plan: &Plan, c: &ConstantPlan) -> Result<TokenStream, RustEmitEr
             quote!(#lit)
         }
     };
-    let mut doc = optional_doc(&c.doc);
+    let mut doc = docs.optional(&c.doc);
     if !doc.is_empty() {
         doc.extend(quote!(#[doc = ""]));
     }
@@ -497,7 +508,7 @@ pub fn constant(plan: &Plan, c: &ConstantPlan) -> Result<TokenStream, RustEmitEr
     Ok(quote!(#doc #[doc = #source] pub const #ident: #ty = #value;))
 }
 
-fn function_doc(plan: &Plan, f: &FunctionPlan) -> TokenStream {
+fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> TokenStream {
     let function = f.function;
     let mut text = f.doc.clone().unwrap_or_default();
     if !text.is_empty() {
@@ -533,13 +544,13 @@ fn function_doc(plan: &Plan, f: &FunctionPlan) -> TokenStream {
             "\n# Panics\n\nWhen the driver library or this entry point is missing (see [`function_available`]).\n",
         );
     }
-    markdown_doc_attrs(&text)
+    docs.markdown_doc_attrs(&text)
 }
 
-pub fn function(plan: &Plan, index: usize, f: &FunctionPlan) -> Result<TokenStream, RustEmitError> {
+pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
     let context = format!("function `{}`", f.function.name);
     let ident = &f.ident;
-    let doc = function_doc(plan, f);
+    let doc = function_doc(plan, f, docs);
     let mut params = Vec::new();
     let mut param_types = Vec::new();
     let mut args = Vec::new();
@@ -623,14 +634,17 @@ fn optional_u32(value: Option<u32>) -> TokenStream {
 mod doc_tests {
     use super::*;
 
-    /// What prettyplease prints for the doc attributes of `text`.
+    /// What the printer writes for `attrs` (built by `docs`) on a struct.
+    fn printed_with(docs: &DocBlocks, attrs: TokenStream) -> String {
+        let file: syn::File = syn::parse2(quote!(#attrs pub struct S;)).expect("parses");
+        docs.insert(prettyplease::unparse(&file))
+    }
+
+    /// What the printer writes for the doc attributes of `text`.
     fn printed(text: &str) -> String {
-        let attrs = doc_attrs(text);
-        let mut file: syn::File = syn::parse2(quote!(#attrs pub struct S;)).expect("parses");
-        if let syn::Item::Struct(item) = &mut file.items[0] {
-            split_doc_lines(&mut item.attrs);
-        }
-        prettyplease::unparse(&file)
+        let docs = DocBlocks::default();
+        let attrs = docs.doc_attrs(text);
+        printed_with(&docs, attrs)
     }
 
     #[test]
@@ -640,20 +654,46 @@ mod doc_tests {
             printed(text),
             "/// plain\n///\n/// indented\n/// quote \" here\n/// raw end \"# and \"### too\n/// back\\slash \\n\n/// end\npub struct S;\n"
         );
-        // A raw string cannot hold a carriage return inside a line: an escaped literal does.
         assert!(printed("car\rriage").contains("car\rriage"));
     }
 
     #[test]
     fn rendered_markdown_keeps_its_indentation() {
-        let attrs = markdown_doc_attrs("- a\n  more  \n\n  - nested\n\n```c\n    int x;\n```\n\n");
-        let mut file: syn::File = syn::parse2(quote!(#attrs pub struct S;)).expect("parses");
-        if let syn::Item::Struct(item) = &mut file.items[0] {
-            split_doc_lines(&mut item.attrs);
-        }
+        let docs = DocBlocks::default();
+        let attrs = docs.markdown_doc_attrs("- a\n  more  \n\n  - nested\n\n```c\n    int x;\n```\n\n");
         assert_eq!(
-            prettyplease::unparse(&file),
+            printed_with(&docs, attrs),
             "/// - a\n///   more\n///\n///   - nested\n///\n/// ```c\n///     int x;\n/// ```\npub struct S;\n"
         );
+    }
+
+    #[test]
+    fn comments_go_where_their_placeholders_print_at_any_depth() {
+        let docs = DocBlocks::default();
+        let (outer, field, inner) =
+            (docs.doc_attrs("outer\ntwo"), docs.doc_attrs("field"), docs.doc_attrs("crate\n\nlevel"));
+        let inner: TokenStream = inner
+            .into_iter()
+            .flat_map(|token| match token {
+                proc_macro2::TokenTree::Punct(p) if p.as_char() == '#' => vec![
+                    proc_macro2::TokenTree::Punct(p),
+                    proc_macro2::TokenTree::Punct(proc_macro2::Punct::new('!', proc_macro2::Spacing::Alone)),
+                ],
+                other => vec![other],
+            })
+            .collect();
+        let file: syn::File = syn::parse2(quote!(#inner #outer pub struct S { #field pub x: u8 } )).expect("parses");
+        assert_eq!(
+            docs.insert(prettyplease::unparse(&file)),
+            "//! crate\n//!\n//! level\n/// outer\n/// two\npub struct S {\n    /// field\n    pub x: u8,\n}\n"
+        );
+    }
+
+    #[test]
+    fn text_that_only_looks_like_a_placeholder_is_kept() {
+        let docs = DocBlocks::default();
+        let _ = docs.doc_attrs("only one");
+        let text = "/// \u{1}0 not at the marker\n///\u{1}7\nlet x = 1; // \u{1}0\n".to_string();
+        assert_eq!(docs.insert(text.clone()), text);
     }
 }

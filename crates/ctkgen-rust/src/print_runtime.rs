@@ -10,7 +10,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::plan::Plan;
-use crate::print_items::int_literal;
+use crate::print_items::{int_literal, DocBlocks};
 use crate::types::Position;
 use crate::RustEmitError;
 
@@ -30,7 +30,7 @@ fn fixed(source: &str, file: &str) -> Result<TokenStream, RustEmitError> {
     })
 }
 
-pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
+pub fn runtime(plan: &Plan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
     let conventions = plan.conventions;
     let library = &conventions.library;
     let description = &conventions.library_description;
@@ -60,7 +60,7 @@ pub fn runtime(plan: &Plan) -> Result<TokenStream, RustEmitError> {
             let doc = format!(
                 " The status a function returns when it cannot be reached: `{library}` without the\n library, `{function}` without the entry point."
             );
-            let doc = crate::print_items::doc_attrs(&doc);
+            let doc = docs.doc_attrs(&doc);
             quote! {
                 impl Missing {
                     #doc
