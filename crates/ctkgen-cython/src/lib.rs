@@ -14,6 +14,7 @@ pub mod params;
 pub mod typed_values;
 pub mod types;
 
+use ctkgen_ir::doc_render::ParsedDocs;
 use ctkgen_ir::{Api, LibraryConventions, OutputFile};
 use minijinja::{Environment, UndefinedBehavior};
 
@@ -113,10 +114,20 @@ fn valid_package(name: &str) -> bool {
 
 /// Emits the Python package for `api` under `python/`.
 pub fn emit(api: &Api, options: &CythonOptions) -> Result<Vec<OutputFile>, CythonEmitError> {
+    emit_with_docs(api, options, &ParsedDocs::default())
+}
+
+/// [`emit`], taking the doc comments' parses from `parsed` where it has them (the pipeline
+/// parses them once for both emitters).
+pub fn emit_with_docs(
+    api: &Api,
+    options: &CythonOptions,
+    parsed: &ParsedDocs,
+) -> Result<Vec<OutputFile>, CythonEmitError> {
     if !valid_package(&options.python_package) || options.python_package.contains('.') {
         return Err(CythonEmitError::PackageName(options.python_package.clone()));
     }
-    let model = model::build(api, options)?;
+    let model = model::build_with_docs(api, options, parsed)?;
     let env = environment();
     let pkg = format!("python/{}", model.package);
     let base = minijinja::Value::from_serialize(&model);

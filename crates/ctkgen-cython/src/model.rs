@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use ctkgen_ir::doc_render::ParsedDocs;
 use ctkgen_ir::{Api, LibraryConventions};
 use serde::Serialize;
 
@@ -102,6 +103,11 @@ pub struct Chunk<T> {
 }
 
 pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitError> {
+    build_with_docs(api, options, &ParsedDocs::default())
+}
+
+/// [`build`], taking the doc comments' parses from `parsed` where it has them.
+pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) -> Result<Model, CythonEmitError> {
     let conventions = &options.conventions;
     let result_enum = conventions.result_enum(api);
     let mut model = Model {
@@ -151,7 +157,7 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
     model.report = report;
     model.functions = functions;
     model.constants = constants::constants(api);
-    render_docs(&mut model);
+    render_docs(&mut model, parsed);
 
     let class_module = class_modules(&model, options);
     model.record_modules = chunk(
@@ -201,30 +207,30 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
 /// Replaces every raw comment of the views by its docstring; the link targets are built once,
 /// from the finished views, so a reference links only to what the module defines. The functions
 /// render on a second thread (each item on its own, so the output does not depend on it).
-fn render_docs(model: &mut Model) {
+fn render_docs(model: &mut Model, parsed: &ParsedDocs) {
     let targets = docs::DocTargets::new(model);
     let targets = &targets;
     let Model { enums, records, handles, scalars, functions, .. } = model;
     std::thread::scope(|scope| {
         scope.spawn(move || {
             for f in functions.iter_mut() {
-                f.doc = targets.docstring(&f.doc, "");
+                f.doc = targets.docstring(&f.doc, "", parsed);
             }
         });
         for e in enums.iter_mut() {
-            e.doc = targets.docstring(&e.doc, &e.class);
+            e.doc = targets.docstring(&e.doc, &e.class, parsed);
             for member in &mut e.members {
-                member.doc = targets.docstring(&member.doc, "");
+                member.doc = targets.docstring(&member.doc, "", parsed);
             }
         }
         for r in records.iter_mut() {
-            r.doc = targets.docstring(&r.doc, &r.class);
+            r.doc = targets.docstring(&r.doc, &r.class, parsed);
             for member in &mut r.members {
-                member.doc = targets.docstring(&member.doc, "");
+                member.doc = targets.docstring(&member.doc, "", parsed);
             }
         }
         for w in handles.iter_mut().chain(scalars.iter_mut()) {
-            w.doc = targets.docstring(&w.doc, &w.class);
+            w.doc = targets.docstring(&w.doc, &w.class, parsed);
         }
     });
 }

@@ -405,6 +405,28 @@ pub fn split_member(name: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// Doc comments parsed once, for emitters that render the same comments in their own formats:
+/// looked up by the comment's text, parsed on the spot when absent.
+#[derive(Debug, Default)]
+pub struct ParsedDocs<'a> {
+    docs: std::collections::HashMap<&'a str, Doc>,
+}
+
+impl<'a> ParsedDocs<'a> {
+    /// The given comments and their parses (a comment given twice is kept once).
+    pub fn new(parsed: impl IntoIterator<Item = (&'a str, Doc)>) -> ParsedDocs<'a> {
+        ParsedDocs { docs: parsed.into_iter().collect() }
+    }
+
+    /// The parse of `raw`: the stored one, or a fresh one for a comment not given.
+    pub fn get(&self, raw: &str) -> Cow<'_, Doc> {
+        match self.docs.get(raw) {
+            Some(doc) => Cow::Borrowed(doc),
+            None => Cow::Owned(Doc::parse(raw)),
+        }
+    }
+}
+
 /// Every doc comment of a model with a label naming its declaration (`cuInit`,
 /// `CUDA_MEMCPY2D_st.srcHost`, `CUDA_SUCCESS`), in model order.
 pub fn doc_comments<'a>(api: &'a crate::Api) -> Vec<(String, &'a str)> {

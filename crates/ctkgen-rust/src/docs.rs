@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use ctkgen_ir::doc_render::{split_member, Doc};
+use ctkgen_ir::doc_render::{split_member, ParsedDocs};
 use ctkgen_ir::Type;
 use rayon::prelude::*;
 
@@ -89,17 +89,17 @@ impl DocLinks {
     }
 
     /// The rendered Markdown of a raw comment, or `None` when nothing is left of it.
-    pub fn render(&self, raw: &Option<String>) -> Option<String> {
+    pub fn render(&self, raw: &Option<String>, parsed: &ParsedDocs) -> Option<String> {
         let raw = raw.as_deref()?;
-        let text = Doc::parse(raw).to_markdown(&|name| self.resolve(name));
+        let text = parsed.get(raw).to_markdown(&|name| self.resolve(name));
         (!text.trim().is_empty()).then_some(text)
     }
 }
 
 /// Replaces every raw comment of the plan by its Markdown; comments render in parallel.
-pub fn render_all(plan: &mut Plan) {
+pub fn render_all(plan: &mut Plan, parsed: &ParsedDocs) {
     let links = DocLinks::new(plan);
-    let render = |doc: &mut Option<String>| *doc = links.render(doc);
+    let render = |doc: &mut Option<String>| *doc = links.render(doc, parsed);
     plan.records.par_iter_mut().for_each(|r| {
         render(&mut r.doc);
         if let RecordShape::Complete { members, .. } = &mut r.shape {

@@ -24,6 +24,7 @@ mod print_items;
 mod print_runtime;
 mod types;
 
+use ctkgen_ir::doc_render::ParsedDocs;
 use ctkgen_ir::{Api, OutputFile};
 
 pub use conventions::DriverConventions;
@@ -105,5 +106,16 @@ pub fn emit(
     options: &RustOptions,
     conventions: &DriverConventions,
 ) -> Result<Vec<OutputFile>, RustEmitError> {
-    print_crate::files(api, options, conventions)
+    emit_with_docs(api, options, conventions, &ParsedDocs::default())
+}
+
+/// [`emit`], taking the doc comments' parses from `parsed` where it has them (the pipeline
+/// parses them once for both emitters).
+pub fn emit_with_docs(
+    api: &Api,
+    options: &RustOptions,
+    conventions: &DriverConventions,
+    parsed: &ParsedDocs,
+) -> Result<Vec<OutputFile>, RustEmitError> {
+    print_crate::files(api, options, conventions, parsed)
 }

@@ -1,6 +1,7 @@
 //! The pass: every decision about the generated crate, taken once over the model. Printers read
 //! a [`Plan`] and never look at the model to decide anything.
 
+use ctkgen_ir::doc_render::ParsedDocs;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ctkgen_ir::{Api, ConstantValue, Enum, Function, Record, RecordKind, Type, Typedef};
@@ -211,6 +212,7 @@ impl<'a> Plan<'a> {
         api: &'a Api,
         options: &'a RustOptions,
         conventions: &'a DriverConventions,
+        parsed: &ParsedDocs,
     ) -> Result<Plan<'a>, RustEmitError> {
         let crate_ident = check_options(options)?;
         let types = Types::new(api);
@@ -265,7 +267,7 @@ impl<'a> Plan<'a> {
         plan.init_function = plan.functions.iter().position(|f| f.function.name == conventions.init_function);
         plan.aligned_types = plan.plan_aligned_types();
         plan.check_names()?;
-        crate::docs::render_all(&mut plan);
+        crate::docs::render_all(&mut plan, parsed);
         Ok(plan)
     }
 

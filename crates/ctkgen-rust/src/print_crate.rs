@@ -1,6 +1,7 @@
 //! Assembles the generated package: `Cargo.toml`, `src/lib.rs`, `tests/layout.rs` and
 //! `examples/driver_info.rs`, each formatted in process and headed by the generating command.
 
+use ctkgen_ir::doc_render::ParsedDocs;
 use ctkgen_ir::{Api, OutputFile};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -72,8 +73,9 @@ pub fn files(
     api: &Api,
     options: &RustOptions,
     conventions: &DriverConventions,
+    parsed: &ParsedDocs,
 ) -> Result<Vec<OutputFile>, RustEmitError> {
-    let plan = Plan::new(api, options, conventions)?;
+    let plan = Plan::new(api, options, conventions, parsed)?;
     let pieces = pieces(&plan);
     let header = header_line(&plan, "//");
     let printed: Vec<Printed> = pieces.par_iter().map(|&piece| print_piece(&plan, piece)).collect();

@@ -360,10 +360,23 @@ pub struct GenerateOptions {
 /// Runs the emitters; Cython output goes under `python/`, Rust under `rust/`. For a CTK the
 /// header files travel with the Python package so it builds against exactly these headers.
 pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
+    // Both emitters render the same doc comments: parse each once, on every thread.
+    let parsed = if options.languages == Languages::All {
+        use rayon::prelude::*;
+        let comments = ctkgen_ir::doc_render::doc_comments(api);
+        ctkgen_ir::doc_render::ParsedDocs::new(
+            comments
+                .par_iter()
+                .map(|&(_, raw)| (raw, ctkgen_ir::doc_render::Doc::parse(raw)))
+                .collect::<Vec<_>>(),
+        )
+    } else {
+        ctkgen_ir::doc_render::ParsedDocs::default()
+    };
     // The two emitters are independent: run them side by side.
     let (cython, rust) = rayon::join(
-        || if options.languages.cython() { emit_cython(api, options) } else { Ok(Vec::new()) },
-        || if options.languages.rust() { emit_rust(api, options) } else { Ok(Vec::new()) },
+        || if options.languages.cython() { emit_cython(api, options, &parsed) } else { Ok(Vec::new()) },
+        || if options.languages.rust() { emit_rust(api, options, &parsed) } else { Ok(Vec::new()) },
     );
     let mut files = cython?;
     files.extend(rust?);
@@ -387,19 +400,27 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
     Ok(files)
 }
 
-fn emit_cython(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
+fn emit_cython(
+    api: &Api,
+    options: &GenerateOptions,
+    parsed: &ctkgen_ir::doc_render::ParsedDocs,
+) -> Result<Vec<OutputFile>, PipelineError> {
     let cython = ctkgen_cython::CythonOptions {
         python_package: options.python_package.clone(),
         command: options.command.clone(),
         legacy_inline_layout: options.legacy_inline_layout,
         ..ctkgen_cython::CythonOptions::new(options.library.conventions.clone(), options.library.cython_params.clone())
     };
-    Ok(ctkgen_cython::emit(api, &cython)?)
+    Ok(ctkgen_cython::emit_with_docs(api, &cython, parsed)?)
 }
 
-fn emit_rust(api: &Api, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
+fn emit_rust(
+    api: &Api,
+    options: &GenerateOptions,
+    parsed: &ctkgen_ir::doc_render::ParsedDocs,
+) -> Result<Vec<OutputFile>, PipelineError> {
     let rust = ctkgen_rust::RustOptions::for_api(api, options.command.clone());
-    Ok(ctkgen_rust::emit(api, &rust, &options.library.conventions)?
+    Ok(ctkgen_rust::emit_with_docs(api, &rust, &options.library.conventions, parsed)?
         .into_iter()
         .map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents })
         .collect())

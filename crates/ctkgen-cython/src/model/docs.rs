@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ctkgen_ir::doc_render::{split_member, Doc};
+use ctkgen_ir::doc_render::{split_member, ParsedDocs};
 
 use super::Model;
 use crate::names::{docstring, py_ident};
@@ -70,9 +70,9 @@ impl DocTargets {
 
     /// The docstring body for a raw comment: reStructuredText escaped for a `"""` literal;
     /// `fallback` when the comment is empty or renders to nothing.
-    pub(super) fn docstring(&self, raw: &str, fallback: &str) -> String {
+    pub(super) fn docstring(&self, raw: &str, fallback: &str, parsed: &ParsedDocs) -> String {
         let rendered =
-            if raw.is_empty() { String::new() } else { Doc::parse(raw).to_rst(&|name| self.resolve(name), &py_ident) };
+            if raw.is_empty() { String::new() } else { parsed.get(raw).to_rst(&|name| self.resolve(name), &py_ident) };
         if rendered.trim().is_empty() {
             return docstring(fallback);
         }
