@@ -422,6 +422,13 @@ fn undefs_in(file: usize, text: &[u8], skipped: &[Skipped]) -> Vec<(usize, Strin
     let mut undefs = Vec::new();
     let mut offset = 0u32;
     for line in text.split(|b| *b == b'\n') {
+        // Only a line whose first non-blank character is `#`, or may be (a non-ASCII one, which
+        // could be Unicode white space), can hold a directive.
+        let first = line.iter().find(|b| !matches!(b, b'\t'..=b'\r' | b' '));
+        if !first.is_some_and(|&b| b == b'#' || !b.is_ascii()) {
+            offset += line.len() as u32 + 1;
+            continue;
+        }
         let trimmed = String::from_utf8_lossy(line);
         let t = trimmed.trim_start();
         if let Some(rest) = t.strip_prefix('#') {

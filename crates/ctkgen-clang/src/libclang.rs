@@ -87,11 +87,20 @@ fn clean_read_only_mappings(smaps: &str, file: &Path) -> Vec<Mapping> {
     found
 }
 
+/// `bytes` as text, invalid UTF-8 replaced; valid text (nearly all) is checked by the fast
+/// validator rather than the replacing one.
+pub(crate) fn utf8_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
 fn take_string(s: CXString) -> String {
     // SAFETY: `s` is a fresh CXString from libclang; it is read once and disposed once.
     unsafe {
         let ptr = clang_getCString(s);
-        let text = if ptr.is_null() { String::new() } else { CStr::from_ptr(ptr).to_string_lossy().into_owned() };
+        let text = if ptr.is_null() { String::new() } else { utf8_text(CStr::from_ptr(ptr).to_bytes()) };
         clang_disposeString(s);
         text
     }

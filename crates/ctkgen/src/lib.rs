@@ -365,10 +365,7 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
         use rayon::prelude::*;
         let comments = ctkgen_ir::doc_render::doc_comments(api);
         ctkgen_ir::doc_render::ParsedDocs::new(
-            comments
-                .par_iter()
-                .map(|&(_, raw)| (raw, ctkgen_ir::doc_render::Doc::parse(raw)))
-                .collect::<Vec<_>>(),
+            comments.par_iter().map(|&(_, raw)| (raw, ctkgen_ir::doc_render::Doc::parse(raw))).collect::<Vec<_>>(),
         )
     } else {
         ctkgen_ir::doc_render::ParsedDocs::default()
