@@ -451,19 +451,23 @@ impl<'tu> Builder<'tu> {
             return true;
         }
         let Some(def) = decl.definition() else { return false };
-        let tokens = self.tu.tokens(def.extent());
-        let mut depth = 0i32;
-        for token in tokens.iter().skip(1) {
-            match token.as_str() {
+        // The keyword, then attributes, then a tag name or the body: only that much is spelled.
+        let (mut depth, mut keyword) = (0i32, true);
+        let found = self.tu.find_token(def.extent(), |token| {
+            if std::mem::take(&mut keyword) {
+                return None;
+            }
+            match token {
                 "(" => depth += 1,
                 ")" => depth -= 1,
-                "{" if depth == 0 => return true,
+                "{" if depth == 0 => return Some(true),
                 "__attribute__" | "__declspec" | "alignas" | "_Alignas" => {}
-                t if depth == 0 && t.starts_with(|c: char| c.is_alphabetic() || c == '_') => return false,
+                t if depth == 0 && t.starts_with(|c: char| c.is_alphabetic() || c == '_') => return Some(false),
                 _ => {}
             }
-        }
-        false
+            None
+        });
+        found.unwrap_or(false)
     }
 
     fn macro_table(&self) -> &HashMap<String, MacroBody> {

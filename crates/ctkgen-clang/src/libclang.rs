@@ -225,6 +225,24 @@ impl<'i> TranslationUnit<'i> {
         }
     }
 
+    /// Visits the spellings of the tokens in `range` in order until `visit` returns a value:
+    /// only the tokens visited are spelled.
+    pub fn find_token<T>(&self, range: Range, mut visit: impl FnMut(&str) -> Option<T>) -> Option<T> {
+        let mut tokens: *mut CXToken = std::ptr::null_mut();
+        let mut count: c_uint = 0;
+        // SAFETY: tokens are read then disposed with the same TU.
+        unsafe {
+            clang_tokenize(self.raw, range.0, &mut tokens, &mut count);
+            if tokens.is_null() {
+                return None;
+            }
+            let found =
+                (0..count as usize).find_map(|i| visit(&take_string(clang_getTokenSpelling(self.raw, *tokens.add(i)))));
+            clang_disposeTokens(self.raw, tokens, count);
+            found
+        }
+    }
+
     /// Ranges the preprocessor skipped (inactive `#if` branches) in every file.
     pub fn skipped_ranges(&self) -> Vec<Range> {
         // SAFETY: the list is copied out then disposed.
