@@ -112,6 +112,36 @@ fn valid_package(name: &str) -> bool {
         })
 }
 
+/// The context of each module chunk: the whole model as `m`, and the chunk with its items taken
+/// from the model's already converted list `list` (a chunk holds consecutive items of it), so
+/// no item is converted twice.
+fn chunk_contexts<'c, T: serde::Serialize>(
+    base: &minijinja::Value,
+    list: &str,
+    chunks: &'c [model::Chunk<T>],
+) -> Vec<(&'c model::Chunk<T>, minijinja::Value)> {
+    let all = base.get_attr(list).ok().filter(|v| !v.is_undefined());
+    let mut start = 0;
+    chunks
+        .iter()
+        .map(|chunk| {
+            let end = start + chunk.items.len();
+            let items: Option<Vec<minijinja::Value>> =
+                all.as_ref().map(|all| (start..end).filter_map(|i| all.get_item_by_index(i).ok()).collect());
+            let chunk_value = match items.filter(|items| items.len() == chunk.items.len()) {
+                Some(items) => minijinja::context! {
+                    module => chunk.module.clone(),
+                    items => minijinja::Value::from(items),
+                    imports => minijinja::Value::from_serialize(&chunk.imports),
+                },
+                None => minijinja::Value::from_serialize(chunk),
+            };
+            start = end;
+            (chunk, minijinja::context! { m => base.clone(), chunk => chunk_value })
+        })
+        .collect()
+}
+
 /// Emits the Python package for `api` under `python/`.
 pub fn emit(api: &Api, options: &CythonOptions) -> Result<Vec<OutputFile>, CythonEmitError> {
     emit_with_docs(api, options, &ParsedDocs::default())
@@ -151,12 +181,10 @@ pub fn emit_with_docs(
     ] {
         add(format!("{pkg}/{file}"), template, base.clone())?;
     }
-    for chunk in &model.record_modules {
-        let ctx = minijinja::context! { m => base.clone(), chunk => minijinja::Value::from_serialize(chunk) };
+    for (chunk, ctx) in chunk_contexts(&base, "records", &model.record_modules) {
         add(format!("{pkg}/{}.pyx", chunk.module), "_records.pyx.j2", ctx)?;
     }
-    for chunk in &model.function_modules {
-        let ctx = minijinja::context! { m => base.clone(), chunk => minijinja::Value::from_serialize(chunk) };
+    for (chunk, ctx) in chunk_contexts(&base, "functions", &model.function_modules) {
         add(format!("{pkg}/{}.pyx", chunk.module), "_functions.pyx.j2", ctx)?;
     }
     add("python/setup.py".into(), "setup.py.j2", base.clone())?;
