@@ -206,9 +206,12 @@ pub struct ParamDoc {
 /// The `\param` entries of a function's doc comment, keyed by parameter name (a leading `*`,
 /// as in `\param *graphId`, dropped), with the direction of `\param[out]` style commands.
 pub fn param_docs(text: &str) -> BTreeMap<String, ParamDoc> {
-    let parts = ctkgen_ir::doc::parse(text);
-    let mut docs: BTreeMap<String, ParamDoc> = parts
-        .params
+    param_docs_of(text, ctkgen_ir::doc::parse(text).params)
+}
+
+/// [`param_docs`] of `text` whose `\param` entries `params` were already parsed.
+fn param_docs_of(text: &str, params: BTreeMap<String, String>) -> BTreeMap<String, ParamDoc> {
+    let mut docs: BTreeMap<String, ParamDoc> = params
         .into_iter()
         .map(|(name, text)| (name.trim_start_matches('*').to_string(), ParamDoc { text, direction: None }))
         .collect();
@@ -360,15 +363,15 @@ struct FunctionFacts<'a> {
 
 impl<'a> FunctionFacts<'a> {
     fn new(api: &Api, function: &'a Function, overrides: &Overrides) -> FunctionFacts<'a> {
-        let docs = function.doc.as_deref().map(param_docs).unwrap_or_default();
-        let body = function
-            .doc
-            .as_deref()
-            .map(|d| {
+        // One parse gives the parameters' entries and the prose.
+        let (docs, body) = match function.doc.as_deref() {
+            Some(d) => {
                 let parts = ctkgen_ir::doc::parse(d);
-                format!("{} {}", parts.brief, parts.body.replace('\n', " "))
-            })
-            .unwrap_or_default();
+                let body = format!("{} {}", parts.brief, parts.body.replace('\n', " "));
+                (param_docs_of(d, parts.params), body)
+            }
+            None => (BTreeMap::new(), String::new()),
+        };
         let mut facts = FunctionFacts { docs, body, inout_counts: Vec::new(), value_counts: Vec::new() };
         let pointer_params =
             function.params.iter().filter(|p| pointer_parts(api, &p.ty).is_some_and(|(_, c)| !c)).count();
