@@ -1508,19 +1508,21 @@ fn has_double_backtick(text: &str) -> bool {
 /// Writes `text` with what would be markup escaped.
 fn rst_escape(text: &str, out: &mut String) {
     const SPECIAL: [bool; 256] = byte_set(b"\\*`|_");
+    escape_bytes(text, out, &SPECIAL, |i, byte| match byte {
+        b'\\' | b'*' | b'`' | b'|' => true,
+        // `name_` and `name__` are references.
+        b'_' => !text[i + 1..].chars().next().is_some_and(char::is_alphanumeric),
+        _ => false,
+    });
+}
+
+/// Copies `text` to `out`, a backslash before each byte of `special` that `escape(i, byte)`
+/// says would be read as markup there.
+fn escape_bytes(text: &str, out: &mut String, special: &[bool; 256], escape: impl Fn(usize, u8) -> bool) {
     let mut copied = 0;
     for (i, byte) in text.bytes().enumerate() {
-        if !SPECIAL[usize::from(byte)] {
-            continue;
-        }
-        let escape = match byte {
-            b'\\' | b'*' | b'`' | b'|' => true,
-            // `name_` and `name__` are references.
-            b'_' => !text[i + 1..].chars().next().is_some_and(char::is_alphanumeric),
-            _ => false,
-        };
-        // All of these are ASCII, so `i` is a character boundary.
-        if escape {
+        // All special bytes are ASCII, so `i` is a character boundary.
+        if special[usize::from(byte)] && escape(i, byte) {
             out.push_str(&text[copied..i]);
             out.push('\\');
             copied = i;
@@ -1771,30 +1773,17 @@ fn longest_run(text: &str, c: char) -> usize {
 /// Writes `text` with what Markdown would read as markup escaped.
 fn markdown_escape(text: &str, out: &mut String) {
     const SPECIAL: [bool; 256] = byte_set(b"\\`*[]<>~|&_");
-    let mut copied = 0;
-    for (i, byte) in text.bytes().enumerate() {
-        if !SPECIAL[usize::from(byte)] {
-            continue;
+    escape_bytes(text, out, &SPECIAL, |i, byte| match byte {
+        b'\\' | b'`' | b'*' | b'[' | b']' | b'<' | b'>' | b'~' | b'|' => true,
+        b'&' => text[i + 1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '#'),
+        // Inside a word `_` never starts emphasis; at a word's edge it may.
+        b'_' => {
+            let previous = text[..i].chars().next_back().unwrap_or(' ');
+            let next = text[i + 1..].chars().next().unwrap_or(' ');
+            !(previous.is_alphanumeric() && next.is_alphanumeric())
         }
-        let escape = match byte {
-            b'\\' | b'`' | b'*' | b'[' | b']' | b'<' | b'>' | b'~' | b'|' => true,
-            b'&' => text[i + 1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '#'),
-            // Inside a word `_` never starts emphasis; at a word's edge it may.
-            b'_' => {
-                let previous = text[..i].chars().next_back().unwrap_or(' ');
-                let next = text[i + 1..].chars().next().unwrap_or(' ');
-                !(previous.is_alphanumeric() && next.is_alphanumeric())
-            }
-            _ => false,
-        };
-        // All of these are ASCII, so `i` is a character boundary.
-        if escape {
-            out.push_str(&text[copied..i]);
-            out.push('\\');
-            copied = i;
-        }
-    }
-    out.push_str(&text[copied..]);
+        _ => false,
+    });
 }
 
 /// Writes `line`, escaping what would make it start a heading, quote, list, rule or heading

@@ -91,13 +91,20 @@ cdef extern from *:
     #ifndef Py_ALWAYS_INLINE
     #define Py_ALWAYS_INLINE
     #endif
+    /* Whether `value` is in the range of a signed or unsigned C integer of `bits` bits. */
+    static Py_ALWAYS_INLINE inline int ctkgen_in_signed_range(long long value, int bits) {
+        return bits >= (int)(sizeof(long long) * 8)
+            || (value >= -(1LL << (bits - 1)) && value < (1LL << (bits - 1)));
+    }
+
+    static Py_ALWAYS_INLINE inline int ctkgen_in_unsigned_range(long long value, int bits) {
+        return value >= 0
+            && (bits >= (int)(sizeof(unsigned long long) * 8) || ((unsigned long long)value >> bits) == 0);
+    }
+
     static Py_ALWAYS_INLINE inline int ctkgen_int_fits_signed(PyObject *o, int bits, long long *out) {
         long long value;
-        if (!PyLong_Check(o) || !ctkgen_long_value(o, &value)) {
-            return 0;
-        }
-        if (bits < (int)(sizeof(long long) * 8)
-            && (value < -(1LL << (bits - 1)) || value >= (1LL << (bits - 1)))) {
+        if (!PyLong_Check(o) || !ctkgen_long_value(o, &value) || !ctkgen_in_signed_range(value, bits)) {
             return 0;
         }
         *out = value;
@@ -106,10 +113,7 @@ cdef extern from *:
 
     static Py_ALWAYS_INLINE inline int ctkgen_int_fits_unsigned(PyObject *o, int bits, unsigned long long *out) {
         long long value;
-        if (!PyLong_Check(o) || !ctkgen_long_value(o, &value) || value < 0) {
-            return 0;
-        }
-        if (bits < (int)(sizeof(unsigned long long) * 8) && ((unsigned long long)value >> bits) != 0) {
+        if (!PyLong_Check(o) || !ctkgen_long_value(o, &value) || !ctkgen_in_unsigned_range(value, bits)) {
             return 0;
         }
         *out = (unsigned long long)value;
@@ -117,6 +121,8 @@ cdef extern from *:
     }
     """
     bint ctkgen_long_value(object o, long long* out) noexcept
+    bint ctkgen_in_signed_range(long long value, int bits) noexcept
+    bint ctkgen_in_unsigned_range(long long value, int bits) noexcept
     bint ctkgen_int_fits_signed(object o, int bits, long long* out) noexcept
     bint ctkgen_int_fits_unsigned(object o, int bits, unsigned long long* out) noexcept
 
@@ -147,12 +153,9 @@ cdef inline bint _scalar_value(_Scalar scalar, long long* out) noexcept:
 cdef inline bint _fits_signed(object value, int bits, long long* out) noexcept:
     """True, with the value in `out`, for an int or integer wrapper in the range of a signed C
     integer of `bits` bits; False for anything else, which the checked path then judges."""
-    cdef bint known
     if PyLong_Check(value):
         return ctkgen_int_fits_signed(value, bits, out)
-    known = isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, out)
-    return known and (bits >= <int>(sizeof(long long) * 8)
-                      or -((<long long>1) << (bits - 1)) <= out[0] < ((<long long>1) << (bits - 1)))
+    return isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, out) and ctkgen_in_signed_range(out[0], bits)
 
 
 cdef inline bint _fits_unsigned(object value, int bits, unsigned long long* out) noexcept:
@@ -161,8 +164,7 @@ cdef inline bint _fits_unsigned(object value, int bits, unsigned long long* out)
     cdef long long result
     if PyLong_Check(value):
         return ctkgen_int_fits_unsigned(value, bits, out)
-    if (isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result) and result >= 0
-            and (bits >= <int>(sizeof(unsigned long long) * 8) or ((<unsigned long long>result) >> bits) == 0)):
+    if isinstance(value, _Scalar) and _scalar_value(<_Scalar>value, &result) and ctkgen_in_unsigned_range(result, bits):
         out[0] = <unsigned long long>result
         return True
     return False
