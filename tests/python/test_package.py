@@ -103,3 +103,54 @@ def test_pointer_members_keep_targets_alive_in_the_outer_record(package):
     assert out["nested_kept"] == [True, True]
     assert out["nested_released"] is True
     assert out["cycle_collected"] is True
+
+
+WRITES_PROBE = r'''
+import json
+import ctkgen_cuda.driver as cuda
+out = {}
+p = cuda.CUDA_KERNEL_NODE_PARAMS()
+p.gridDimX = 7
+setattr(p, "".join(["grid", "DimY"]), 9)  # a name that is not interned: the generic path
+p.func = cuda.CUfunction(0x1000)
+out["direct"] = [p.gridDimX, p.gridDimY, int(p.func)]
+class Mine(cuda.CUDA_KERNEL_NODE_PARAMS):
+    seen = None
+    @property
+    def gridDimX(self):
+        return "mine"
+    @gridDimX.setter
+    def gridDimX(self, value):
+        type(self).seen = value
+m = Mine()
+m.gridDimX = 5
+m.gridDimY = 6
+m.extra = 1
+member = cuda.CUDA_KERNEL_NODE_PARAMS_v2_st.gridDimX.__get__(m)
+out["subclass"] = [Mine.seen, m.gridDimX, member, m.gridDimY, m.extra]
+errors = []
+for attempt in (lambda: setattr(p, "gridDimX", 1 << 32), lambda: setattr(p, "gridDimX", -1),
+                lambda: setattr(p, "gridDimX", 1.5), lambda: setattr(p, "func", "x"),
+                lambda: setattr(p, "nosuch", 1), lambda: delattr(p, "gridDimX")):
+    try:
+        attempt()
+        errors.append(None)
+    except Exception as error:
+        errors.append(type(error).__name__)
+out["errors"] = errors
+out["after"] = [p.gridDimX, int(p.func)]
+print(json.dumps(out))
+'''
+
+
+def test_direct_member_writes_keep_checks_and_subclass_attributes(package):
+    """A record's own `__setattr__` writes single C values directly: the same checks as the
+    properties, and a Python subclass's own attribute of a member's name still wins."""
+    ctk, path = package
+    out = probe(path, WRITES_PROBE)
+    assert out["direct"] == [7, 9, 0x1000]
+    # The subclass's property took the write; the member underneath stayed 0.
+    assert out["subclass"] == [5, "mine", 0, 6, 1]
+    assert out["errors"] == ["OverflowError", "OverflowError", "TypeError", "TypeError", "AttributeError",
+                             "NotImplementedError"]
+    assert out["after"] == [7, 0x1000]

@@ -58,6 +58,10 @@ pub struct MemberView {
     pub list: Option<ListMember>,
     /// A character array: bytes in Python.
     pub bytes: Option<BytesMember>,
+    /// One C value (an integer, float, enum member, integer wrapper or handle) written by one
+    /// checked conversion: the record's `__setattr__` writes it directly, before the generic
+    /// attribute path, which costs more than the write itself.
+    pub direct_write: bool,
     /// How `repr()` prints the member.
     pub repr: ReprForm,
     /// The member's annotation in the type stubs.
@@ -172,6 +176,17 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 _ => "Any".to_string(),
             };
             let none_is_zero = matches!(kind, ValueKind::Scalar { .. });
+            let direct_write = list.is_none()
+                && bytes.is_none()
+                && !kernel_params
+                && matches!(
+                    kind,
+                    ValueKind::Int
+                        | ValueKind::Float
+                        | ValueKind::Enum { .. }
+                        | ValueKind::Scalar { .. }
+                        | ValueKind::Handle { .. }
+                );
             let element_cy_type = match api.resolve(&field.ty) {
                 Type::Array { element, .. } => cy_qualified(api, element),
                 _ => String::new(),
@@ -192,6 +207,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 none_is_zero,
                 list,
                 bytes,
+                direct_write,
                 repr,
                 stub_type,
                 doc: field.doc.clone().unwrap_or_default(),

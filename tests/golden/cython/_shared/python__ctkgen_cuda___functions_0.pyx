@@ -11,10 +11,11 @@ from cpython.tuple cimport PyTuple_CheckExact
 from cpython.sequence cimport PySequence_Fast_GET_SIZE, PySequence_Fast_GET_ITEM
 from ._base cimport (_Record, _Handle, _Scalar, _void_ptr, _kernel_params, _handle_addr, _record_addr, _enum_value, _new,
                      _new_handle, _new_scalar, _new_record_copy, _bytes_at, _aligned_block, _as_signed, _as_unsigned,
-                     _as_signed_checked, _as_unsigned_checked, _bytes_of, _unsupported)
+                     _as_signed_checked, _as_unsigned_checked, _fits_signed, _fits_unsigned, _bytes_of, _unsupported)
 from cpython.object cimport PyObject
 # The range checks' inline part, for list items read in place (borrowed, so no reference is
-# taken for the common case); anything else takes the checked path with a reference.
+# taken for the common case of an int); an integer wrapper is read from its storage inline too
+# (_fits_*), and anything else takes the checked path, which raises.
 cdef extern from *:
     bint ctkgen_int_fits_signed_item "ctkgen_int_fits_signed"(PyObject* o, int bits, long long* out) noexcept
     bint ctkgen_int_fits_unsigned_item "ctkgen_int_fits_unsigned"(PyObject* o, int bits, unsigned long long* out) noexcept

@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -47,6 +48,22 @@ cdef class Extent(_Record):
     def height(self, value):
         cdef cydriver.Extent* p = <cydriver.Extent*>self._pvt_addr
         p.height = <int>_as_signed(value, 32, "Extent.height")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Extent* p
+        if cls is Extent:
+            p = <cydriver.Extent*>(<_Record>self)._pvt_addr
+            if name is "width":
+                p.width = <int>_as_signed(value, 32, "Extent.width")
+                return
+            elif name is "height":
+                p.height = <int>_as_signed(value, 32, "Extent.height")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 cdef class Resource(_RefRecord):
@@ -124,6 +141,25 @@ cdef class Resource(_RefRecord):
         for i in range(2):
             memmove(&p.points[i], converted[i], sizeof(p.points[i]))
 
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Resource* p
+        if cls is Resource:
+            p = <cydriver.Resource*>(<_Record>self)._pvt_addr
+            if name is "kind":
+                p.kind = <int>_as_signed(value, 32, "Resource.kind")
+                return
+            elif name is "value":
+                p.value = <unsigned int>_as_unsigned(value, 32, "Resource.value")
+                return
+            elif name is "value64":
+                p.value64 = <unsigned long long>_as_unsigned(value, 64, "Resource.value64")
+                return
+        PyObject_GenericSetAttr(self, name, value)
+
 
 cdef class Resource__points(_Record):
     """Resource__points"""
@@ -161,6 +197,22 @@ cdef class Resource__points(_Record):
     def y(self, value):
         cdef cydriver.Resource__points* p = <cydriver.Resource__points*>self._pvt_addr
         p.y = <short>_as_signed(value, 16, "Resource__points.y")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Resource__points* p
+        if cls is Resource__points:
+            p = <cydriver.Resource__points*>(<_Record>self)._pvt_addr
+            if name is "x":
+                p.x = <short>_as_signed(value, 16, "Resource__points.x")
+                return
+            elif name is "y":
+                p.y = <short>_as_signed(value, 16, "Resource__points.y")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 cdef class Resource__res(_RefRecord):
@@ -282,6 +334,19 @@ cdef class Resource__res__linear(_RefRecord):
     def size(self, value):
         cdef cydriver.Resource__res__linear* p = <cydriver.Resource__res__linear*>self._pvt_addr
         p.size = <unsigned long long>_as_unsigned(value, 64, "Resource__res__linear.size")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Resource__res__linear* p
+        if cls is Resource__res__linear:
+            p = <cydriver.Resource__res__linear*>(<_Record>self)._pvt_addr
+            if name is "size":
+                p.size = <unsigned long long>_as_unsigned(value, 64, "Resource__res__linear.size")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 _class_registry.update({

@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -97,6 +98,37 @@ cdef class Flags(_Record):
     def after(self, value):
         cdef cydriver.Flags* p = <cydriver.Flags*>self._pvt_addr
         p.after = <int>_as_signed(value, 32, "Flags.after")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Flags* p
+        if cls is Flags:
+            p = <cydriver.Flags*>(<_Record>self)._pvt_addr
+            if name is "a":
+                p.a = <unsigned int>_as_unsigned(value, 3, "Flags.a")
+                return
+            elif name is "b":
+                p.b = <unsigned int>_as_unsigned(value, 5, "Flags.b")
+                return
+            elif name is "c":
+                p.c = <unsigned int>_as_unsigned(value, 24, "Flags.c")
+                return
+            elif name is "d":
+                p.d = <unsigned long long>_as_unsigned(value, 40, "Flags.d")
+                return
+            elif name is "_anon0":
+                p._anon0 = <unsigned int>_as_unsigned(value, 1, "Flags._anon0")
+                return
+            elif name is "e":
+                p.e = <unsigned char>_as_unsigned(value, 1, "Flags.e")
+                return
+            elif name is "after":
+                p.after = <int>_as_signed(value, 32, "Flags.after")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 _class_registry.update({

@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -56,6 +57,25 @@ cdef class CAligned(_Record):
     def rest(self, value):
         cdef cydriver.CAligned* p = <cydriver.CAligned*>self._pvt_addr
         p.rest = <short>_as_signed(value, 16, "CAligned.rest")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.CAligned* p
+        if cls is CAligned:
+            p = <cydriver.CAligned*>(<_Record>self)._pvt_addr
+            if name is "tag":
+                p.tag = <char>_as_signed(value, 8, "CAligned.tag")
+                return
+            elif name is "value":
+                p.value = <int>_as_signed(value, 32, "CAligned.value")
+                return
+            elif name is "rest":
+                p.rest = <short>_as_signed(value, 16, "CAligned.rest")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 _class_registry.update({

@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -55,6 +56,19 @@ cdef class FieldAligned_st(_Record):
     def tail(self, value):
         cdef cydriver.FieldAligned_st* p = <cydriver.FieldAligned_st*>self._pvt_addr
         p.tail = <int>_as_signed(value, 32, "FieldAligned_st.tail")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.FieldAligned_st* p
+        if cls is FieldAligned_st or cls is FieldAligned:
+            p = <cydriver.FieldAligned_st*>(<_Record>self)._pvt_addr
+            if name is "tail":
+                p.tail = <int>_as_signed(value, 32, "FieldAligned_st.tail")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 cdef class FieldAligned(FieldAligned_st):

@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -52,6 +53,24 @@ cdef class HoldsAlignedTypedef(_Record):
             value = 0
         p.value = <cydriver.AlignedInt>_as_signed(value, 32, "HoldsAlignedTypedef.value")
 
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.HoldsAlignedTypedef* p
+        if cls is HoldsAlignedTypedef:
+            p = <cydriver.HoldsAlignedTypedef*>(<_Record>self)._pvt_addr
+            if name is "c":
+                p.c = <char>_as_signed(value, 8, "HoldsAlignedTypedef.c")
+                return
+            elif name is "value":
+                if value is None:
+                    value = 0
+                p.value = <cydriver.AlignedInt>_as_signed(value, 32, "HoldsAlignedTypedef.value")
+                return
+        PyObject_GenericSetAttr(self, name, value)
+
 
 cdef class MacroAligned(_Record):
     """MacroAligned"""
@@ -79,6 +98,19 @@ cdef class MacroAligned(_Record):
         cdef cydriver.MacroAligned* p = <cydriver.MacroAligned*>self._pvt_addr
         p.y = <int>_as_signed(value, 32, "MacroAligned.y")
 
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.MacroAligned* p
+        if cls is MacroAligned:
+            p = <cydriver.MacroAligned*>(<_Record>self)._pvt_addr
+            if name is "y":
+                p.y = <int>_as_signed(value, 32, "MacroAligned.y")
+                return
+        PyObject_GenericSetAttr(self, name, value)
+
 
 cdef class StructAligned(_Record):
     """StructAligned"""
@@ -105,6 +137,19 @@ cdef class StructAligned(_Record):
     def x(self, value):
         cdef cydriver.StructAligned* p = <cydriver.StructAligned*>self._pvt_addr
         p.x = <int>_as_signed(value, 32, "StructAligned.x")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.StructAligned* p
+        if cls is StructAligned:
+            p = <cydriver.StructAligned*>(<_Record>self)._pvt_addr
+            if name is "x":
+                p.x = <int>_as_signed(value, 32, "StructAligned.x")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 _class_registry.update({

@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -169,6 +170,22 @@ cdef class Batch_st(_RefRecord):
         memset(p.label, 0, 4)
         memcpy(p.label, <char*>data, len(data))
 
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Batch_st* p
+        if cls is Batch_st or cls is Batch:
+            p = <cydriver.Batch_st*>(<_Record>self)._pvt_addr
+            if name is "numPoints":
+                p.numPoints = <unsigned int>_as_unsigned(value, 32, "Batch_st.numPoints")
+                return
+            elif name is "total":
+                p.total = <unsigned long long>_as_unsigned(value, 64, "Batch_st.total")
+                return
+        PyObject_GenericSetAttr(self, name, value)
+
 
 cdef class Batch(Batch_st):
     """Batch: the same C type as Batch_st."""
@@ -210,6 +227,22 @@ cdef class Point_st(_Record):
     def y(self, value):
         cdef cydriver.Point_st* p = <cydriver.Point_st*>self._pvt_addr
         p.y = <int>_as_signed(value, 32, "Point_st.y")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Point_st* p
+        if cls is Point_st or cls is Point:
+            p = <cydriver.Point_st*>(<_Record>self)._pvt_addr
+            if name is "x":
+                p.x = <int>_as_signed(value, 32, "Point_st.x")
+                return
+            elif name is "y":
+                p.y = <int>_as_signed(value, 32, "Point_st.y")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 cdef class Point(Point_st):

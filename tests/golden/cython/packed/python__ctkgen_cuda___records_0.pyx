@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -58,6 +59,25 @@ cdef class Packed(_Record):
         cdef cydriver.Packed* p = <cydriver.Packed*>self._pvt_addr
         p.l = <long long>_as_signed(value, 64, "Packed.l")
 
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Packed* p
+        if cls is Packed:
+            p = <cydriver.Packed*>(<_Record>self)._pvt_addr
+            if name is "c":
+                p.c = <char>_as_signed(value, 8, "Packed.c")
+                return
+            elif name is "i":
+                p.i = <int>_as_signed(value, 32, "Packed.i")
+                return
+            elif name is "l":
+                p.l = <long long>_as_signed(value, 64, "Packed.l")
+                return
+        PyObject_GenericSetAttr(self, name, value)
+
 
 cdef class PragmaPacked(_Record):
     """PragmaPacked"""
@@ -95,6 +115,22 @@ cdef class PragmaPacked(_Record):
     def i(self, value):
         cdef cydriver.PragmaPacked* p = <cydriver.PragmaPacked*>self._pvt_addr
         p.i = <int>_as_signed(value, 32, "PragmaPacked.i")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.PragmaPacked* p
+        if cls is PragmaPacked:
+            p = <cydriver.PragmaPacked*>(<_Record>self)._pvt_addr
+            if name is "c":
+                p.c = <char>_as_signed(value, 8, "PragmaPacked.c")
+                return
+            elif name is "i":
+                p.i = <int>_as_signed(value, 32, "PragmaPacked.i")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 _class_registry.update({

@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -47,6 +48,22 @@ cdef class PackedAligned(_Record):
     def i(self, value):
         cdef cydriver.PackedAligned* p = <cydriver.PackedAligned*>self._pvt_addr
         p.i = <int>_as_signed(value, 32, "PackedAligned.i")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.PackedAligned* p
+        if cls is PackedAligned:
+            p = <cydriver.PackedAligned*>(<_Record>self)._pvt_addr
+            if name is "c":
+                p.c = <char>_as_signed(value, 8, "PackedAligned.c")
+                return
+            elif name is "i":
+                p.i = <int>_as_signed(value, 32, "PackedAligned.i")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 _class_registry.update({

@@ -3,6 +3,7 @@
 # Struct and union classes. Over-aligned records live in a separately allocated block aligned
 # to their alignof, never inside the Python object.
 from libc.string cimport memcpy, memmove, memset
+from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
@@ -54,6 +55,19 @@ cdef class ArrayOfDescriptors(_Record):
     def trailer(self, value):
         cdef cydriver.ArrayOfDescriptors* p = <cydriver.ArrayOfDescriptors*>self._pvt_addr
         p.trailer = <char>_as_signed(value, 8, "ArrayOfDescriptors.trailer")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.ArrayOfDescriptors* p
+        if cls is ArrayOfDescriptors:
+            p = <cydriver.ArrayOfDescriptors*>(<_Record>self)._pvt_addr
+            if name is "trailer":
+                p.trailer = <char>_as_signed(value, 8, "ArrayOfDescriptors.trailer")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 cdef class Descriptor(_Record):
@@ -126,6 +140,19 @@ cdef class Holder(_Record):
         cdef cydriver.Holder* p = <cydriver.Holder*>self._pvt_addr
         memmove(&p.desc, _record_addr(value, _registered("Descriptor"), False), sizeof(p.desc))
 
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.Holder* p
+        if cls is Holder:
+            p = <cydriver.Holder*>(<_Record>self)._pvt_addr
+            if name is "tag":
+                p.tag = <int>_as_signed(value, 32, "Holder.tag")
+                return
+        PyObject_GenericSetAttr(self, name, value)
+
 
 cdef class MaybeDescriptor(_Record):
     """MaybeDescriptor"""
@@ -162,6 +189,19 @@ cdef class MaybeDescriptor(_Record):
     def raw(self, value):
         cdef cydriver.MaybeDescriptor* p = <cydriver.MaybeDescriptor*>self._pvt_addr
         p.raw = <int>_as_signed(value, 32, "MaybeDescriptor.raw")
+
+    # Writes of single C values go straight to the member: CPython's generic path to a property
+    # setter (type lookup, descriptor call) costs more than the checked write itself. Only for
+    # this class and its typedef subclasses: a Python subclass may define its own attributes.
+    def __setattr__(self, name, value):
+        cdef type cls = type(self)
+        cdef cydriver.MaybeDescriptor* p
+        if cls is MaybeDescriptor:
+            p = <cydriver.MaybeDescriptor*>(<_Record>self)._pvt_addr
+            if name is "raw":
+                p.raw = <int>_as_signed(value, 32, "MaybeDescriptor.raw")
+                return
+        PyObject_GenericSetAttr(self, name, value)
 
 
 _class_registry.update({
