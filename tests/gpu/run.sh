@@ -39,7 +39,9 @@ fi
 
 # shellcheck source=/dev/null
 . "$BUNDLE/MANIFEST"   # CTK_13, CTK_12: the package folders under pkgs/
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-gpu.XXXXXX")
+# WORK may name the folder to build in (tests/gpu/on-device.sh reuses the built package).
+WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-gpu.XXXXXX")}
+mkdir -p "$WORK"
 say "GPU suite: $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader -i 0)"
 say "work folder $WORK, $JOBS jobs"
 
