@@ -183,11 +183,14 @@ def main():
     # each back to back, and every ratio is the median of the per-pair ratios. The C floor runs
     # in its own process between pairs; its lowest sample is used.
     ours_calls, theirs_calls = ours.calls(), theirs.calls()
+    if callfloor:
+        # The same empty kernel and pointer array as ours' int-address launch form.
+        callfloor.set_launch(int(ours.two_maps), ctypes.addressof(ours._array))
     # Only calls both sides make in the same form are compared.
     common = [c for c in ours_calls if c in theirs_calls]
     samples = {k: {c: [] for c in common} for k in ("ours", "theirs")}
     floors = []
-    python_floor = {"noop": [], "get_device": [], "encode": []}
+    python_floor = {"noop": [], "get_device": [], "encode": [], "launch": []}
     # What a member write + read costs in the interpreter alone: the same statement on an
     # attribute of a plain `__slots__` object, so no binding code runs.
     slots_floor = []
@@ -217,6 +220,9 @@ def main():
             python_floor["noop"].append(per_call_ns(timed("noop()", noop=callfloor.noop), 50000))
             python_floor["get_device"].append(per_call_ns(timed("get_device()", get_device=callfloor.get_device), 50000))
             python_floor["encode"].append(per_call_ns(timed("encode()", encode=callfloor.encode), 5000))
+            for _ in range(5):
+                ours.sync()
+                python_floor["launch"].append(per_call_ns(timed("launch()", launch=callfloor.launch), 200, reps=1))
     c_floor = {c: min(f[c] for f in floors) for c in floors[0]}
     med = {
         "ours": {c: statistics.median(v) for c, v in samples["ours"].items()},
@@ -286,10 +292,14 @@ def main():
         rows["encode_vs_floor"] = {"ratio": to_floor, "kind": "time", "target": 2.0}
         print(f"cuTensorMapEncodeTiled, prepared: ctkgen {med['ours']['encode']:.0f} ns is {to_floor:.2f}x the C-extension "
               f"floor (target <= 2x: {'met' if to_floor <= 2.0 else 'NOT met'})")
-        for call in ("encode", "get_device"):
+        # The launch floor inside this process (the same kernel, pointer array and launches per
+        # sample): the C program's launches run in another process and can cost less.
+        print(f"cuLaunchKernel from the C extension: {pf['launch']:.0f} ns (the C program: {med['floor']['launch']:.0f} ns)")
+        for call in ("encode", "get_device") + tuple(c for c in common if c.startswith("launch")):
             r = overhead_ratio(call, pf)
-            print(f"{call}: overhead over the Python floor: ctkgen {med['ours'][call] - pf[call]:.0f} ns, "
-                  f"cuda.bindings {med['theirs'][call] - pf[call]:.0f} ns, ratio {r:.2f}x")
+            rows[f"{call}_vs_python_floor"] = {"ratio": r, "kind": "overhead", "target": None}
+            print(f"{call}: overhead over the Python floor: ctkgen {med['ours'][call] - pf[floor_key(call)]:.0f} ns, "
+                  f"cuda.bindings {med['theirs'][call] - pf[floor_key(call)]:.0f} ns, ratio {r:.2f}x")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"medians": med, "rows": rows, "rounds": rounds, "ours_forms": ours.forms, "theirs_forms": theirs.forms},

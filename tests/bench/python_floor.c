@@ -10,7 +10,11 @@ static CUresult (*get_device_fn)(CUdevice *);
 static CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,
                              const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+static CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
 static void *global_address;
+static CUfunction launch_function;
+static void **launch_params;
 static _Alignas(CUtensorMap) CUtensorMap map;
 
 static PyObject *setup(PyObject *self, PyObject *arg) {
@@ -18,8 +22,9 @@ static PyObject *setup(PyObject *self, PyObject *arg) {
     if (!lib) return PyErr_Format(PyExc_RuntimeError, "no libcuda.so.1");
     get_device_fn = dlsym(lib, "cuCtxGetDevice");
     encode_fn = dlsym(lib, "cuTensorMapEncodeTiled");
+    launch_fn = dlsym(lib, "cuLaunchKernel");
     global_address = PyLong_AsVoidPtr(arg);
-    if (!get_device_fn || !encode_fn) return PyErr_Format(PyExc_RuntimeError, "missing symbols");
+    if (!get_device_fn || !encode_fn || !launch_fn) return PyErr_Format(PyExc_RuntimeError, "missing symbols");
     Py_RETURN_NONE;
 }
 
@@ -38,11 +43,28 @@ static PyObject *encode(PyObject *self, PyObject *unused) {
                                      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
 }
 
+/* The kernel (a CUfunction's value) and its pointer array (an address) the launches use. */
+static PyObject *set_launch(PyObject *self, PyObject *args) {
+    PyObject *function, *params;
+    if (!PyArg_ParseTuple(args, "OO", &function, &params)) return NULL;
+    launch_function = (CUfunction)PyLong_AsVoidPtr(function);
+    launch_params = (void **)PyLong_AsVoidPtr(params);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* The bench's launch: 1 block of 32 threads, no shared memory, the default stream. */
+static PyObject *launch(PyObject *self, PyObject *unused) {
+    return PyLong_FromLong(launch_fn(launch_function, 1, 1, 1, 32, 1, 1, 0, NULL, launch_params, NULL));
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_O, "resolve the driver functions; the argument is the global address to encode"},
     {"noop", noop, METH_NOARGS, "returns None"},
     {"get_device", get_device, METH_NOARGS, "cuCtxGetDevice with C arguments"},
     {"encode", encode, METH_NOARGS, "cuTensorMapEncodeTiled with C arguments"},
+    {"set_launch", set_launch, METH_VARARGS, "the kernel and pointer-array address launch() uses"},
+    {"launch", launch, METH_NOARGS, "cuLaunchKernel with C arguments"},
     {NULL, NULL, 0, NULL},
 };
 
