@@ -265,6 +265,9 @@ def main():
         ("member_handle", "CUDA_KERNEL_NODE_PARAMS.func write + read", "time", 0.5),
         ("htod64", "cuMemcpyHtoD 64 B (reported only)", "overhead", None),
     ]
+    # Hosts of the same kind differ in speed by up to 2x: name the processor beside the figures.
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown")
+    print(f"host processor: {cpu}")
     print(f"medians of {len(samples['ours']['encode'])} paired samples per call; ratios are medians of per-pair ratios;")
     print("every argument is prepared once outside the timed calls unless the row says otherwise\n")
     print(f"| call | ctkgen ns | {theirs.name} ns | C ns | ratio | target | |")
@@ -302,7 +305,7 @@ def main():
                   f"cuda.bindings {med['theirs'][call] - pf[floor_key(call)]:.0f} ns, ratio {r:.2f}x")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"medians": med, "rows": rows, "rounds": rounds, "ours_forms": ours.forms, "theirs_forms": theirs.forms},
+            json.dump({"cpu": cpu, "medians": med, "rows": rows, "rounds": rounds, "ours_forms": ours.forms, "theirs_forms": theirs.forms},
                       f, indent=1)
 
 
