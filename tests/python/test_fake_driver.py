@@ -306,3 +306,45 @@ def test_one_function_of_each_other_header(package, fake_libcuda):
     # width sits after the three-pointer union, at byte 24 (as the gcc oracle checks).
     assert out["frame_members"] == [640, [0x10, 0x20, 0x30], 7, 640]
     assert out["constants"] == [3, 0xFFFFFFFF, 1]
+
+
+# Items of integer-array arguments: ints, bools, enum members and integer wrappers of any width
+# are read in place, each checked against the element's C type (the fake records the arrays).
+ARRAY_ITEMS = r'''
+import ctypes, json, os
+import ctkgen_cuda.driver as cuda
+fake = ctypes.CDLL(os.environ["CTKGEN_LIBCUDA"])
+fake.fake_recorded_encode_value.restype = ctypes.c_uint64
+cuda.cuInit(0)
+tail = (cuda.CUtensorMapInterleave(0), cuda.CUtensorMapSwizzle(0), cuda.CUtensorMapL2promotion(0),
+        cuda.CUtensorMapFloatOOBfill(0))
+u64, u32 = cuda.cuuint64_t, cuda.cuuint32_t
+
+def encode(dims, strides, box, steps):
+    try:
+        err, _ = cuda.cuTensorMapEncodeTiled(cuda.CUtensorMapDataType(0), 2, 0x10000, dims, strides, box, steps, *tail)
+    except Exception as error:
+        return type(error).__name__
+    return [fake.fake_recorded_encode_value(i) for i in range(fake.fake_recorded_encode_count())]
+
+out = {}
+out["mixed"] = encode([u64(2**64 - 1), 7], (u64(1024),), [u32(2**32 - 1), u64(5)], [True, cuda.CUtensorMapSwizzle(3)])
+out["other_wrappers"] = encode([cuda.CUdevice(3), u32(9)], [u64(2**63)], [u32(0), cuda.CUdevice(2**31 - 1)],
+                               [u32(1), u32(2)])
+out["wrapper_too_wide"] = encode([1, 1], [16], [u64(2**32), 1], [1, 1])
+out["signed_negative"] = encode([cuda.CUdevice(-1), 1], [16], [1, 1], [1, 1])
+out["float"] = encode([1.0, 1], [16], [1, 1], [1, 1])
+print(json.dumps(out))
+'''
+
+
+def test_integer_array_items_are_checked_against_the_element_type(package, fake_libcuda):
+    ctk, path = package
+    out = probe(path, ARRAY_ITEMS, {"CTKGEN_LIBCUDA": fake_libcuda})
+    # globalDim, globalStrides, boxDim, elementStrides, as the driver received them.
+    assert out["mixed"] == [2**64 - 1, 7, 1024, 2**32 - 1, 5, 1, 3]
+    assert out["other_wrappers"] == [3, 9, 2**63, 0, 2**31 - 1, 1, 2]
+    # A wrapper whose value does not fit the element is refused, never truncated.
+    assert out["wrapper_too_wide"] == "OverflowError"
+    assert out["signed_negative"] == "OverflowError"
+    assert out["float"] == "TypeError"

@@ -6,6 +6,7 @@
  * check how outputs, counts and lists cross the binding. Declarations are written out by hand
  * (no cuda.h) and only use types whose layout every CTK shares. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -93,15 +94,32 @@ static int fake_launch_multi_device(const unsigned char *list, unsigned int n, u
  * (the test opens this same library with ctypes, so it sees the same globals). */
 static void *fake_last_address;
 
-/* cuTensorMapEncodeTiled(CUtensorMap *map, dataType, rank, void *globalAddress, ...): the
- * address is written into the map's first 8 bytes, the output the test reads. */
-static int fake_tensor_map_encode(void *map, int data_type, unsigned int rank, void *global_address) {
+/* The integer arrays of the last cuTensorMapEncodeTiled, one after the other: globalDim (rank
+ * entries), globalStrides (rank - 1), boxDim (rank), elementStrides (rank). */
+static uint64_t fake_encode_values[4 * 5];
+static int fake_encode_count;
+
+/* cuTensorMapEncodeTiled(CUtensorMap *map, dataType, rank, void *globalAddress, globalDim,
+ * globalStrides, boxDim, elementStrides, ...): the address is written into the map's first 8
+ * bytes, the output the test reads; the arrays are recorded (ranks 1 to 5, no NULL array). */
+static int fake_tensor_map_encode(void *map, int data_type, unsigned int rank, void *global_address,
+                                  const uint64_t *global_dim, const uint64_t *global_strides,
+                                  const uint32_t *box_dim, const uint32_t *element_strides) {
     (void)data_type;
-    (void)rank;
     memcpy(map, &global_address, sizeof global_address);
     fake_last_address = global_address;
+    fake_encode_count = 0;
+    if (rank >= 1 && rank <= 5 && global_dim && (rank == 1 || global_strides) && box_dim && element_strides) {
+        for (unsigned int i = 0; i < rank; i++) fake_encode_values[fake_encode_count++] = global_dim[i];
+        for (unsigned int i = 0; i + 1 < rank; i++) fake_encode_values[fake_encode_count++] = global_strides[i];
+        for (unsigned int i = 0; i < rank; i++) fake_encode_values[fake_encode_count++] = box_dim[i];
+        for (unsigned int i = 0; i < rank; i++) fake_encode_values[fake_encode_count++] = element_strides[i];
+    }
     return 0;
 }
+
+int fake_recorded_encode_count(void) { return fake_encode_count; }
+uint64_t fake_recorded_encode_value(int i) { return fake_encode_values[i]; }
 
 /* cuTensorMapReplaceAddress(CUtensorMap *map, void *globalAddress): the same. */
 static int fake_tensor_map_replace_address(void *map, void *global_address) {
