@@ -190,7 +190,7 @@ def main():
     common = [c for c in ours_calls if c in theirs_calls]
     samples = {k: {c: [] for c in common} for k in ("ours", "theirs")}
     floors = []
-    python_floor = {"noop": [], "get_device": [], "encode": [], "launch": []}
+    python_floor = {"noop": [], "get_device": [], "encode": [], "launch": [], "launch_nogil": []}
     # What a member write + read costs in the interpreter alone: the same statement on an
     # attribute of a plain `__slots__` object, so no binding code runs.
     slots_floor = []
@@ -221,8 +221,9 @@ def main():
             python_floor["get_device"].append(per_call_ns(timed("get_device()", get_device=callfloor.get_device), 50000))
             python_floor["encode"].append(per_call_ns(timed("encode()", encode=callfloor.encode), 5000))
             for _ in range(5):
-                ours.sync()
-                python_floor["launch"].append(per_call_ns(timed("launch()", launch=callfloor.launch), 200, reps=1))
+                for key in ("launch", "launch_nogil"):
+                    ours.sync()
+                    python_floor[key].append(per_call_ns(timed("launch()", launch=getattr(callfloor, key)), 200, reps=1))
     c_floor = {c: min(f[c] for f in floors) for c in floors[0]}
     med = {
         "ours": {c: statistics.median(v) for c, v in samples["ours"].items()},
@@ -297,12 +298,19 @@ def main():
               f"floor (target <= 2x: {'met' if to_floor <= 2.0 else 'NOT met'})")
         # The launch floor inside this process (the same kernel, pointer array and launches per
         # sample): the C program's launches run in another process and can cost less.
-        print(f"cuLaunchKernel from the C extension: {pf['launch']:.0f} ns (the C program: {med['floor']['launch']:.0f} ns)")
+        print(f"cuLaunchKernel from the C extension: {pf['launch']:.0f} ns, {pf['launch_nogil']:.0f} ns with the GIL released "
+              f"as the bindings do (the C program: {med['floor']['launch']:.0f} ns)")
         for call in ("encode", "get_device") + tuple(c for c in common if c.startswith("launch")):
             r = overhead_ratio(call, pf)
             rows[f"{call}_vs_python_floor"] = {"ratio": r, "kind": "overhead", "target": None}
             print(f"{call}: overhead over the Python floor: ctkgen {med['ours'][call] - pf[floor_key(call)]:.0f} ns, "
                   f"cuda.bindings {med['theirs'][call] - pf[floor_key(call)]:.0f} ns, ratio {r:.2f}x")
+            if call.startswith("launch"):
+                released = {"launch": pf["launch_nogil"]}
+                r = overhead_ratio(call, released)
+                rows[f"{call}_vs_python_floor_nogil"] = {"ratio": r, "kind": "overhead", "target": None}
+                print(f"{call}: overhead over the GIL-releasing floor: ctkgen {med['ours'][call] - released['launch']:.0f} ns, "
+                      f"cuda.bindings {med['theirs'][call] - released['launch']:.0f} ns, ratio {r:.2f}x")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": cpu, "medians": med, "rows": rows, "rounds": rounds, "ours_forms": ours.forms, "theirs_forms": theirs.forms},
