@@ -300,17 +300,17 @@ def main():
         # sample): the C program's launches run in another process and can cost less.
         print(f"cuLaunchKernel from the C extension: {pf['launch']:.0f} ns, {pf['launch_nogil']:.0f} ns with the GIL released "
               f"as the bindings do (the C program: {med['floor']['launch']:.0f} ns)")
+        released = {"launch": pf["launch_nogil"]}
         for call in ("encode", "get_device") + tuple(c for c in common if c.startswith("launch")):
-            r = overhead_ratio(call, pf)
-            rows[f"{call}_vs_python_floor"] = {"ratio": r, "kind": "overhead", "target": None}
-            print(f"{call}: overhead over the Python floor: ctkgen {med['ours'][call] - pf[floor_key(call)]:.0f} ns, "
-                  f"cuda.bindings {med['theirs'][call] - pf[floor_key(call)]:.0f} ns, ratio {r:.2f}x")
+            floors_of_call = [("Python floor", "_vs_python_floor", pf)]
             if call.startswith("launch"):
-                released = {"launch": pf["launch_nogil"]}
-                r = overhead_ratio(call, released)
-                rows[f"{call}_vs_python_floor_nogil"] = {"ratio": r, "kind": "overhead", "target": None}
-                print(f"{call}: overhead over the GIL-releasing floor: ctkgen {med['ours'][call] - released['launch']:.0f} ns, "
-                      f"cuda.bindings {med['theirs'][call] - released['launch']:.0f} ns, ratio {r:.2f}x")
+                floors_of_call.append(("GIL-releasing floor", "_vs_python_floor_nogil", released))
+            for label, suffix, floor in floors_of_call:
+                r = overhead_ratio(call, floor)
+                rows[f"{call}{suffix}"] = {"ratio": r, "kind": "overhead", "target": None}
+                c = floor[floor_key(call)]
+                print(f"{call}: overhead over the {label}: ctkgen {med['ours'][call] - c:.0f} ns, "
+                      f"cuda.bindings {med['theirs'][call] - c:.0f} ns, ratio {r:.2f}x")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": cpu, "medians": med, "rows": rows, "rounds": rounds, "ours_forms": ours.forms, "theirs_forms": theirs.forms},

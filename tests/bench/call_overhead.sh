@@ -4,6 +4,7 @@
 # nvcc, gcc, Cython and cuda-bindings.
 #
 #   tests/bench/call_overhead.sh [PACKAGE_DIR [ROUNDS]]    # JSON to $OUT/call_overhead.json if OUT is set
+#   BUILD_DIR=/tmp/pkg tests/bench/call_overhead.sh ...   # build an unbuilt package there, once
 #
 # PACKAGE_DIR is a generated Python package (default: the 13.1 package of the GPU bundle that
 # `cargo xtask gpu-test --prepare-only` assembles); it is built here unless it already is.
@@ -14,11 +15,15 @@ rounds=${2:-6}
 include=${CUDA_HOME:-/usr/local/cuda}/include
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-call.XXXXXX")
 if ! compgen -G "$package/*/_base*.so" >/dev/null; then
-    # Built in a copy, against the cuda.h it was generated from (./include), never a toolkit's.
-    cp -r "$package" "$work/pkg"
-    package=$work/pkg
-    (cd "$package" && env -u CUDA_HOME python3 setup.py build_ext --inplace -j "$(nproc)") >"$work/build.log" 2>&1 \
-        || { tail -20 "$work/build.log"; exit 1; }
+    # Built in a copy, against the cuda.h it was generated from (./include), never a toolkit's;
+    # BUILD_DIR names the copy's folder, which a later run then finds built and reuses.
+    build=${BUILD_DIR:-$work/pkg}
+    if ! compgen -G "$build/*/_base*.so" >/dev/null; then
+        rm -rf "$build" && mkdir -p "$(dirname "$build")" && cp -r "$package" "$build"
+        (cd "$build" && env -u CUDA_HOME python3 setup.py build_ext --inplace -j "$(nproc)") >"$work/build.log" 2>&1 \
+            || { tail -20 "$work/build.log"; exit 1; }
+    fi
+    package=$build
 fi
 nvcc -arch=sm_90 -cubin -o "$work/empty.cubin" "$here/empty_kernel.cu"
 gcc -O2 -std=c11 -I "$include" -o "$work/floor" "$here/floor.c" -ldl

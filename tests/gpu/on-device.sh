@@ -20,23 +20,21 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-device.XXXXXX")
 package=$work/build/pkg-$CTK_13
 failed=0
 
-started=$(date +%s)
 if [ "${SUITE:-1}" = 1 ]; then
+    started=$(date +%s)
     WORK=$work/build OUT=$work/suite bash "$BUNDLE/run.sh" || failed=1
     echo "GPU suite: $( [ $failed = 0 ] && echo passed || echo FAILED ) after $(( $(date +%s) - started )) s"
     cp "$work/suite/RESULTS.md" "$RESULTS/" 2>/dev/null
     tar -czf "$RESULTS/gpu-results.tar.gz" -C "$work" suite
+    source=$package
 else
-    # As run.sh builds it: against the package's own cuda.h, never a toolkit's.
-    mkdir -p "$work/build" && cp -r "$BUNDLE/pkgs/$CTK_13" "$package"
-    (cd "$package" && env -u CUDA_HOME python3 setup.py build_ext --inplace -j "$(nproc)") >"$work/build.log" 2>&1 \
-        || { tail -20 "$work/build.log"; exit 1; }
-    echo "package built in $(( $(date +%s) - started )) s"
+    # The benchmark builds the bundle's package into $package on its first run.
+    source=$BUNDLE/pkgs/$CTK_13
 fi
 
 for run in $(seq 1 "${BENCH_RUNS:-1}"); do
     mkdir -p "$work/bench-$run"
-    OUT=$work/bench-$run bash "$ROOT/tests/bench/call_overhead.sh" "$package" "${ROUNDS:-6}" \
+    OUT=$work/bench-$run BUILD_DIR=$package bash "$ROOT/tests/bench/call_overhead.sh" "$source" "${ROUNDS:-6}" \
         | tee "$RESULTS/call_overhead-$run.md"
     [ "${PIPESTATUS[0]}" = 0 ] || failed=1
     cp "$work/bench-$run/call_overhead.json" "$RESULTS/call_overhead-$run.json" 2>/dev/null
