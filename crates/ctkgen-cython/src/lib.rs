@@ -17,6 +17,7 @@ pub mod types;
 use ctkgen_ir::doc_render::ParsedDocs;
 use ctkgen_ir::{Api, LibraryConventions, OutputFile};
 use minijinja::{Environment, UndefinedBehavior};
+use rayon::prelude::*;
 
 pub use params::Overrides;
 
@@ -161,11 +162,8 @@ pub fn emit_with_docs(
     let env = environment();
     let pkg = format!("python/{}", model.package);
     let base = minijinja::Value::from_serialize(&model);
-    let mut files = Vec::new();
-    let mut add = |path: String, template: &str, ctx: minijinja::Value| -> Result<(), CythonEmitError> {
-        files.push(OutputFile { path, contents: render(&env, template, ctx)? });
-        Ok(())
-    };
+    // Every file is one render of the shared model: list them, then render them side by side.
+    let mut jobs: Vec<(String, &str, minijinja::Value)> = Vec::new();
     for (file, template) in [
         ("cydriver.pxd", "cydriver.pxd.j2"),
         ("cydriver.pyx", "cydriver.pyx.j2"),
@@ -179,18 +177,27 @@ pub fn emit_with_docs(
         ("driver.pyi", "driver.pyi.j2"),
         ("__init__.py", "__init__.py.j2"),
     ] {
-        add(format!("{pkg}/{file}"), template, base.clone())?;
+        jobs.push((format!("{pkg}/{file}"), template, base.clone()));
     }
     for (chunk, ctx) in chunk_contexts(&base, "records", &model.record_modules) {
-        add(format!("{pkg}/{}.pyx", chunk.module), "_records.pyx.j2", ctx)?;
+        jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_records.pyx.j2", ctx));
     }
     for (chunk, ctx) in chunk_contexts(&base, "functions", &model.function_modules) {
-        add(format!("{pkg}/{}.pyx", chunk.module), "_functions.pyx.j2", ctx)?;
+        jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_functions.pyx.j2", ctx));
     }
-    add("python/setup.py".into(), "setup.py.j2", base.clone())?;
-    add("python/pyproject.toml".into(), "pyproject.toml.j2", base.clone())?;
-    add("python/README.md".into(), "README.md.j2", base.clone())?;
-    add("python/ctkgen_params_report.txt".into(), "report.txt.j2", base)?;
+    for (path, template) in [
+        ("python/setup.py", "setup.py.j2"),
+        ("python/pyproject.toml", "pyproject.toml.j2"),
+        ("python/README.md", "README.md.j2"),
+        ("python/ctkgen_params_report.txt", "report.txt.j2"),
+    ] {
+        jobs.push((path.to_string(), template, base.clone()));
+    }
+    let mut files = jobs
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(path, template, ctx)| Ok(OutputFile { path, contents: render(&env, template, ctx)? }))
+        .collect::<Result<Vec<_>, CythonEmitError>>()?;
     files.sort();
     Ok(files)
 }

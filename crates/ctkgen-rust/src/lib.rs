@@ -22,6 +22,7 @@ mod plan;
 mod print_crate;
 mod print_items;
 mod print_runtime;
+mod syntax;
 mod types;
 
 use ctkgen_ir::doc_render::ParsedDocs;

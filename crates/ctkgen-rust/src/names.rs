@@ -54,7 +54,7 @@ pub struct Name {
 }
 
 impl Name {
-    fn ident(&self) -> Ident {
+    pub fn ident(&self) -> Ident {
         if self.raw {
             Ident::new_raw(&self.text, Span::call_site())
         } else {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::names::synthetic;
 use crate::plan::{Plan, RecordShape};
-use crate::print_items::{self, DocBlocks};
+use crate::print_items::{self, Built, DocBlocks};
 use crate::print_runtime;
 use crate::{DriverConventions, RustEmitError, RustOptions};
 
@@ -117,31 +117,38 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
         Piece::CargoToml => return Ok(Ok(cargo_toml(plan))),
         Piece::LayoutTest => return Ok(format_rust(plan, layout_test(plan), "tests/layout.rs")),
         Piece::Example => return Ok(format_rust(plan, driver_info_example(plan), "examples/driver_info.rs")),
-        Piece::Prelude => prelude(plan, &docs)?,
+        Piece::Prelude => prelude(plan, &docs)?.into_iter().map(Built::Tokens).collect(),
         Piece::Typedefs(start, end) => plan.typedefs[start..end]
             .iter()
-            .map(|t| print_items::typedef(plan, t, &docs))
+            .map(|t| print_items::typedef(plan, t, &docs).map(Built::Tokens))
             .collect::<Result<Vec<_>, _>>()?,
         Piece::Enums(start, end) => {
-            plan.enums[start..end].iter().map(|e| print_items::enumeration(e, &docs)).collect::<Vec<_>>()
+            let mut items = Vec::new();
+            for e in &plan.enums[start..end] {
+                items.extend(print_items::enumeration(e, &docs)?);
+            }
+            items
         }
         Piece::Records(start, end) => {
             let mut items = Vec::new();
             for r in &plan.records[start..end] {
-                items.push(print_items::record(plan, r, &docs)?);
+                items.push(Built::Tokens(print_items::record(plan, r, &docs)?));
                 // Each complete record's size, alignment and offsets, checked at compile time.
                 if matches!(r.shape, RecordShape::Complete { .. }) {
-                    items.push(print_items::layout_assertions(r));
+                    items.push(Built::Tokens(print_items::layout_assertions(r)));
                 }
             }
             items
         }
         Piece::Constants(start, end) => plan.constants[start..end]
             .iter()
-            .map(|c| print_items::constant(plan, c, &docs))
+            .map(|c| print_items::constant(plan, c, &docs).map(Built::Tokens))
             .collect::<Result<Vec<_>, _>>()?,
         Piece::Functions(start, end) => (start..end)
-            .map(|index| print_items::function(plan, index, &plan.functions[index], &docs))
+            .map(|index| {
+                print_items::function(plan, index, &plan.functions[index], &docs)
+                    .map(|item| Built::Syntax(Box::new(item)))
+            })
             .collect::<Result<Vec<_>, _>>()?,
     };
     Ok(unparse_items(items, "src/lib.rs").map(|text| docs.insert(text)))
@@ -159,13 +166,18 @@ fn format_rust(plan: &Plan, tokens: TokenStream, path: &str) -> Result<String, R
 
 /// Parses each declaration's tokens on its own and prints them as one file: joining the token
 /// streams first would copy every token once more.
-fn unparse_items(items: Vec<TokenStream>, path: &str) -> Result<String, RustEmitError> {
+fn unparse_items(items: Vec<Built>, path: &str) -> Result<String, RustEmitError> {
     let mut file = syn::File { shebang: None, attrs: Vec::new(), items: Vec::new() };
-    for tokens in items {
-        let part: syn::File = syn::parse2(tokens)
-            .map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
-        file.attrs.extend(part.attrs);
-        file.items.extend(part.items);
+    for built in items {
+        match built {
+            Built::Tokens(tokens) => {
+                let part: syn::File = syn::parse2(tokens)
+                    .map_err(|error| RustEmitError::Syntax { file: path.into(), message: error.to_string() })?;
+                file.attrs.extend(part.attrs);
+                file.items.extend(part.items);
+            }
+            Built::Syntax(item) => file.items.push(*item),
+        }
     }
     Ok(prettyplease::unparse(&file))
 }

@@ -6,12 +6,21 @@ use std::cell::RefCell;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
 
+use crate::names::Name;
 use crate::plan::{
     Accessor, BitConversion, ConstantExpr, ConstantPlan, ConstantType, EnumPlan, FunctionPlan, Member, Plan,
     RecordPlan, RecordShape, Repr, TypedefPlan,
 };
+use crate::syntax;
 use crate::types::Position;
 use crate::RustEmitError;
+
+/// One top-level part of a printed piece: tokens that the printer parses, or a syntax tree
+/// built directly ([`crate::syntax`]).
+pub enum Built {
+    Tokens(TokenStream),
+    Syntax(Box<syn::Item>),
+}
 
 /// The doc comments of one printed piece. Each comment travels through quote, syn and
 /// prettyplease as a placeholder attribute (`#[doc = "\u{1}N"]`, printed as one `///` line), and
@@ -31,10 +40,16 @@ const PLACEHOLDER: char = '\u{1}';
 
 impl DocBlocks {
     fn attr(&self, block: String) -> TokenStream {
+        let text = self.placeholder(block);
+        quote!(#[doc = #text])
+    }
+
+    /// Keeps `block` and returns the placeholder text that stands for it.
+    fn placeholder(&self, block: String) -> String {
         let mut blocks = self.blocks.borrow_mut();
         let text = format!("{PLACEHOLDER}{}", blocks.len());
         blocks.push(block);
-        quote!(#[doc = #text])
+        text
     }
 
     /// `printed` with each placeholder line (`<indent>///\u{1}N`, or `//!` for inner docs)
@@ -111,24 +126,44 @@ impl DocBlocks {
         if text.trim().is_empty() {
             return TokenStream::new();
         }
-        let mut block = String::with_capacity(text.len() + text.len() / 32);
-        for (i, line) in text.lines().enumerate() {
-            if i > 0 {
-                block.push('\n');
-            }
-            let line = line.trim_end();
-            if !line.is_empty() {
-                block.push(' ');
-                block.push_str(line);
-            }
-        }
-        self.attr(block)
+        self.attr(markdown_block(text))
     }
 
     /// A planned (rendered) doc comment.
     fn optional(&self, doc: &Option<String>) -> TokenStream {
         doc.as_deref().map(|text| self.markdown_doc_attrs(text)).unwrap_or_default()
     }
+
+    /// [`DocBlocks::optional`] as a syntax tree, for items built without tokens.
+    fn optional_syntax(&self, doc: &Option<String>) -> Option<syn::Attribute> {
+        self.markdown_doc_syntax(doc.as_deref()?)
+    }
+
+    /// [`DocBlocks::markdown_doc_attrs`] as a syntax tree.
+    fn markdown_doc_syntax(&self, text: &str) -> Option<syn::Attribute> {
+        let text = text.trim_end();
+        if text.trim().is_empty() {
+            return None;
+        }
+        Some(syntax::doc_attribute(self.placeholder(markdown_block(text))))
+    }
+}
+
+/// A doc block of Markdown lines as they are, each non-empty one with the leading space `///`
+/// comments have.
+fn markdown_block(text: &str) -> String {
+    let mut block = String::with_capacity(text.len() + text.len() / 32);
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            block.push('\n');
+        }
+        let line = line.trim_end();
+        if !line.is_empty() {
+            block.push(' ');
+            block.push_str(line);
+        }
+    }
+    block
 }
 
 /// An integer literal, negative ones as `-N`.
@@ -315,7 +350,7 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
     quote!(const _: () = { #(#checks)* };)
 }
 
-pub fn enumeration(e: &EnumPlan, docs: &DocBlocks) -> TokenStream {
+pub fn enumeration(e: &EnumPlan, docs: &DocBlocks) -> Result<Vec<Built>, RustEmitError> {
     let ident = &e.ident;
     let underlying = &e.underlying;
     let doc = docs.optional(&e.doc);
@@ -331,16 +366,6 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks) -> TokenStream {
         " A newtype over `{}` rather than a Rust enum, so values a newer driver returns stay valid.{names_line}",
         e.enumeration.underlying.c_name()
     );
-    let constants = e.constants.iter().map(|c| {
-        let cid = &c.ident;
-        let value = int_literal(c.value);
-        let doc = docs.optional(&c.doc);
-        quote!(#doc pub const #cid: Self = Self(#value);)
-    });
-    let arms = e.names.iter().map(|(value, name)| {
-        let value = int_literal(*value);
-        quote!(#value => ::core::option::Option::Some(#name),)
-    });
     let type_name = ident.to_string();
     let debug_body = if e.is_flags {
         let bits = e.flag_bits.iter().map(|(value, name)| {
@@ -420,30 +445,67 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks) -> TokenStream {
         quote!()
     };
     let separator = if doc.is_empty() { quote!() } else { quote!(#[doc = ""]) };
-    quote! {
+    let declaration = quote! {
         #doc
         #separator
         #[doc = #shape_line]
         #[repr(transparent)]
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
         pub struct #ident(pub #underlying);
+    };
+    // The members, one constant and one `name()` arm each, are built as syntax around this.
+    let skeleton = quote! {
         impl #ident {
-            #(#constants)*
             /// The header's name for this value, if it has one (the first of several aliases).
             pub const fn name(self) -> ::core::option::Option<&'static str> {
                 match self.0 {
-                    #(#arms)*
                     _ => ::core::option::Option::None,
                 }
             }
         }
+    };
+    let mut members: syn::ItemImpl = syn::parse2(skeleton).map_err(|error| RustEmitError::Syntax {
+        file: "src/lib.rs".into(),
+        message: format!("enum `{type_name}`: {error}"),
+    })?;
+    let constants = e.constants.iter().map(|c| enum_constant(&c.ident, c.value, docs.optional_syntax(&c.doc)));
+    members.items.splice(0..0, constants);
+    if let Some(syn::ImplItem::Fn(name)) = members.items.last_mut() {
+        if let Some(syn::Stmt::Expr(syn::Expr::Match(matched), _)) = name.block.stmts.first_mut() {
+            let some = syntax::path_expr(syntax::path(true, &["core", "option", "Option", "Some"]));
+            let arms = e.names.iter().map(|(value, name)| {
+                syntax::arm(syntax::integer_pattern(*value), syntax::call(some.clone(), [syntax::string(name)]))
+            });
+            matched.arms.splice(0..0, arms);
+        }
+    }
+    let traits = quote! {
         impl ::core::fmt::Debug for #ident {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #debug_body
             }
         }
         #flags
-    }
+    };
+    Ok(vec![Built::Tokens(declaration), Built::Syntax(Box::new(syn::Item::Impl(members))), Built::Tokens(traits)])
+}
+
+/// `pub const NAME: Self = Self(value);`, with its doc comment.
+fn enum_constant(name: &Name, value: i128, doc: Option<syn::Attribute>) -> syn::ImplItem {
+    let self_path = || syntax::path(false, &["Self"]);
+    syn::ImplItem::Const(syn::ImplItemConst {
+        attrs: doc.into_iter().collect(),
+        vis: syn::Visibility::Public(Default::default()),
+        defaultness: None,
+        const_token: Default::default(),
+        ident: name.ident(),
+        generics: Default::default(),
+        colon_token: Default::default(),
+        ty: syn::Type::Path(syn::TypePath { qself: None, path: self_path() }),
+        eq_token: Default::default(),
+        expr: syntax::call(syntax::path_expr(self_path()), [syntax::integer(value)]),
+        semi_token: Default::default(),
+    })
 }
 
 pub fn typedef(plan: &Plan, t: &TypedefPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
@@ -508,7 +570,7 @@ pub fn constant(plan: &Plan, c: &ConstantPlan, docs: &DocBlocks) -> Result<Token
     Ok(quote!(#doc #[doc = #source] pub const #ident: #ty = #value;))
 }
 
-fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> TokenStream {
+fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::Attribute> {
     let function = f.function;
     let mut text = f.doc.clone().unwrap_or_default();
     if !text.is_empty() {
@@ -544,44 +606,172 @@ fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> TokenStream 
             "\n# Panics\n\nWhen the driver library or this entry point is missing (see [`function_available`]).\n",
         );
     }
-    docs.markdown_doc_attrs(&text)
+    docs.markdown_doc_syntax(&text)
 }
 
-pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
+/// A function wrapper, built as a syntax tree (there are hundreds):
+///
+/// ```text
+/// #[doc] #[deprecated]? #[inline]
+/// pub unsafe fn NAME(PARAMS) -> RET {
+///     let resolved = unsafe { FUNCTIONS[SLOT].function::<unsafe extern "C" fn(TYPES) -> RET>() };
+///     match resolved {
+///         ::core::result::Result::Ok(function) => unsafe { function(ARGS) },
+///         ::core::result::Result::Err(missing) => missing.status(),  // or unavailable(..)
+///     }
+/// }
+/// ```
+pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -> Result<syn::Item, RustEmitError> {
+    use syntax::{arm, call, ident_expr, path, path_expr, plain_ident, unsafe_block, word_attribute};
     let context = format!("function `{}`", f.function.name);
-    let ident = &f.ident;
-    let doc = function_doc(plan, f, docs);
-    let mut params = Vec::new();
-    let mut param_types = Vec::new();
-    let mut args = Vec::new();
-    for (name, ty) in &f.params {
-        let ty = plan.types.tokens(ty, Position::Param, &context)?;
-        params.push(quote!(#name: #ty));
-        param_types.push(ty);
-        args.push(name.clone());
+    let mut attrs: Vec<syn::Attribute> = function_doc(plan, f, docs).into_iter().collect();
+    if f.function.deprecated {
+        attrs.push(word_attribute("deprecated"));
     }
-    let ret = plan.types.return_tokens(&f.function.ret, &context)?;
-    let slot = Literal::usize_unsuffixed(index);
-    let missing = if f.returns_status && plan.status.is_some() {
-        quote!(missing.status())
-    } else {
-        quote!(crate::runtime::unavailable(&FUNCTIONS[#slot], missing))
+    attrs.push(word_attribute("inline"));
+    let mut params = Vec::new();
+    for (name, ty) in &f.params {
+        params.push((name.ident(), syntax_type(plan.types.tokens(ty, Position::Param, &context)?, &context)?));
+    }
+    let output = match &f.function.ret {
+        ctkgen_ir::Type::Void => syn::ReturnType::Default,
+        ty => syn::ReturnType::Type(
+            Default::default(),
+            Box::new(syntax_type(plan.types.tokens(ty, Position::Return, &context)?, &context)?),
+        ),
     };
-    let deprecated = if f.function.deprecated { quote!(#[deprecated]) } else { quote!() };
-    Ok(quote! {
-        #doc
-        #deprecated
-        #[inline]
-        pub unsafe fn #ident(#(#params),*) #ret {
-            // SAFETY: the type spells the header's signature for this entry point.
-            let resolved = unsafe { FUNCTIONS[#slot].function::<unsafe extern "C" fn(#(#param_types),*) #ret>() };
-            match resolved {
-                // SAFETY: the caller meets the driver's contract for this function.
-                ::core::result::Result::Ok(function) => unsafe { function(#(#args),*) },
-                ::core::result::Result::Err(missing) => #missing,
-            }
-        }
-    })
+    let pointer_type = syn::Type::BareFn(syn::TypeBareFn {
+        lifetimes: None,
+        unsafety: Some(Default::default()),
+        abi: Some(syn::Abi { extern_token: Default::default(), name: Some(syn::LitStr::new("C", Span::call_site())) }),
+        fn_token: Default::default(),
+        paren_token: Default::default(),
+        inputs: params.iter().map(|(_, ty)| syn::BareFnArg { attrs: Vec::new(), name: None, ty: ty.clone() }).collect(),
+        variadic: None,
+        output: output.clone(),
+    });
+    let slot = || {
+        syn::Expr::Index(syn::ExprIndex {
+            attrs: Vec::new(),
+            expr: Box::new(ident_expr(plain_ident("FUNCTIONS"))),
+            bracket_token: Default::default(),
+            index: Box::new(syntax::integer(index as i128)),
+        })
+    };
+    let lookup = syn::Expr::MethodCall(syn::ExprMethodCall {
+        attrs: Vec::new(),
+        receiver: Box::new(slot()),
+        dot_token: Default::default(),
+        method: plain_ident("function"),
+        turbofish: Some(syn::AngleBracketedGenericArguments {
+            colon2_token: Some(Default::default()),
+            lt_token: Default::default(),
+            args: [syn::GenericArgument::Type(pointer_type)].into_iter().collect(),
+            gt_token: Default::default(),
+        }),
+        paren_token: Default::default(),
+        args: Default::default(),
+    });
+    let missing = if f.returns_status && plan.status.is_some() {
+        syn::Expr::MethodCall(syn::ExprMethodCall {
+            attrs: Vec::new(),
+            receiver: Box::new(ident_expr(plain_ident("missing"))),
+            dot_token: Default::default(),
+            method: plain_ident("status"),
+            turbofish: None,
+            paren_token: Default::default(),
+            args: Default::default(),
+        })
+    } else {
+        let slot_ref = syn::Expr::Reference(syn::ExprReference {
+            attrs: Vec::new(),
+            and_token: Default::default(),
+            mutability: None,
+            expr: Box::new(slot()),
+        });
+        call(
+            path_expr(path(false, &["crate", "runtime", "unavailable"])),
+            [slot_ref, ident_expr(plain_ident("missing"))],
+        )
+    };
+    let binding = |name: &str| {
+        syn::Pat::Ident(syn::PatIdent {
+            attrs: Vec::new(),
+            by_ref: None,
+            mutability: None,
+            ident: plain_ident(name),
+            subpat: None,
+        })
+    };
+    let variant = |name: &str, bound: &str| {
+        syn::Pat::TupleStruct(syn::PatTupleStruct {
+            attrs: Vec::new(),
+            qself: None,
+            path: path(true, &["core", "result", "Result", name]),
+            paren_token: Default::default(),
+            elems: [binding(bound)].into_iter().collect(),
+        })
+    };
+    let forward = call(ident_expr(plain_ident("function")), params.iter().map(|(name, _)| ident_expr(name.clone())));
+    let resolve = syn::Stmt::Local(syn::Local {
+        attrs: Vec::new(),
+        let_token: Default::default(),
+        pat: binding("resolved"),
+        init: Some(syn::LocalInit {
+            eq_token: Default::default(),
+            expr: Box::new(unsafe_block(lookup)),
+            diverge: None,
+        }),
+        semi_token: Default::default(),
+    });
+    let dispatch = syn::Expr::Match(syn::ExprMatch {
+        attrs: Vec::new(),
+        match_token: Default::default(),
+        expr: Box::new(ident_expr(plain_ident("resolved"))),
+        brace_token: Default::default(),
+        arms: vec![arm(variant("Ok", "function"), unsafe_block(forward)), arm(variant("Err", "missing"), missing)],
+    });
+    let inputs = params.into_iter().map(|(name, ty)| {
+        syn::FnArg::Typed(syn::PatType {
+            attrs: Vec::new(),
+            pat: Box::new(syn::Pat::Ident(syn::PatIdent {
+                attrs: Vec::new(),
+                by_ref: None,
+                mutability: None,
+                ident: name,
+                subpat: None,
+            })),
+            colon_token: Default::default(),
+            ty: Box::new(ty),
+        })
+    });
+    Ok(syn::Item::Fn(syn::ItemFn {
+        attrs,
+        vis: syn::Visibility::Public(Default::default()),
+        sig: syn::Signature {
+            constness: None,
+            asyncness: None,
+            unsafety: Some(Default::default()),
+            abi: None,
+            fn_token: Default::default(),
+            ident: f.ident.ident(),
+            generics: Default::default(),
+            paren_token: Default::default(),
+            inputs: inputs.collect(),
+            variadic: None,
+            output,
+        },
+        block: Box::new(syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![resolve, syn::Stmt::Expr(dispatch, None)],
+        }),
+    }))
+}
+
+/// A type's tokens as a syntax tree (a few tokens each, so parsing them is cheap).
+fn syntax_type(tokens: TokenStream, context: &str) -> Result<syn::Type, RustEmitError> {
+    syn::parse2(tokens)
+        .map_err(|error| RustEmitError::Syntax { file: "src/lib.rs".into(), message: format!("{context}: {error}") })
 }
 
 /// The entry table: one lazily resolved slot per function, sorted by name.

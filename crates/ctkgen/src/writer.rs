@@ -320,21 +320,24 @@ fn stage(
         .ok()
         .and_then(|v| v.parse().ok())
         .map(std::time::Duration::from_millis);
-    for file in files {
+    // Folders first, one at a time; then the files, side by side (each is its own write).
+    let folders: BTreeSet<&Path> = files.iter().filter_map(|f| Path::new(&f.path).parent()).collect();
+    for folder in folders {
+        let target = staging.join(folder);
+        fs::create_dir_all(&target).map_err(write_err(&target))?;
+    }
+    use rayon::prelude::*;
+    files.par_iter().with_max_len(1).try_for_each(|file| {
         if let Some(pause) = pause {
             std::thread::sleep(pause);
         }
         let target = staging.join(&file.path);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent).map_err(write_err(parent))?;
-        }
         if unchanged.contains(file.path.as_str()) && fs::hard_link(old_dir.join(&file.path), &target).is_ok() {
-            continue;
+            return Ok(());
         }
         let mut out = fs::File::create(&target).map_err(write_err(&target))?;
-        out.write_all(file.contents.as_bytes()).map_err(write_err(&target))?;
-    }
-    Ok(())
+        out.write_all(file.contents.as_bytes()).map_err(write_err(&target))
+    })
 }
 
 /// Puts everything of the old tree that the write neither replaces nor removes into the staged

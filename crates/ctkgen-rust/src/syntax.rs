@@ -1,0 +1,114 @@
+//! Syntax trees built directly, for the parts printed thousands of times (enum members, function
+//! wrappers). Printing tokens and parsing them back costs more than the rest of the Rust emitter;
+//! building the tree skips that round trip. prettyplease prints a tree the same way whether it
+//! was parsed or built, so the output does not change.
+
+use proc_macro2::{Ident, Span};
+use syn::{Expr, ExprLit, Lit, LitInt, LitStr};
+
+/// `#[doc = "text"]`.
+pub fn doc_attribute(text: String) -> syn::Attribute {
+    syn::Attribute {
+        pound_token: Default::default(),
+        style: syn::AttrStyle::Outer,
+        bracket_token: Default::default(),
+        meta: syn::Meta::NameValue(syn::MetaNameValue {
+            path: plain_ident("doc").into(),
+            eq_token: Default::default(),
+            value: string(&text),
+        }),
+    }
+}
+
+/// `#[name]`.
+pub fn word_attribute(name: &str) -> syn::Attribute {
+    syn::Attribute {
+        pound_token: Default::default(),
+        style: syn::AttrStyle::Outer,
+        bracket_token: Default::default(),
+        meta: syn::Meta::Path(plain_ident(name).into()),
+    }
+}
+
+pub fn plain_ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+/// A path such as `::core::option::Option::Some` (`absolute`) or `Self`.
+pub fn path(absolute: bool, segments: &[&str]) -> syn::Path {
+    syn::Path {
+        leading_colon: absolute.then(Default::default),
+        segments: segments.iter().map(|s| syn::PathSegment::from(plain_ident(s))).collect(),
+    }
+}
+
+pub fn path_expr(path: syn::Path) -> Expr {
+    Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path })
+}
+
+pub fn ident_expr(ident: Ident) -> Expr {
+    path_expr(ident.into())
+}
+
+/// `function(args)`.
+pub fn call(function: Expr, args: impl IntoIterator<Item = Expr>) -> Expr {
+    Expr::Call(syn::ExprCall {
+        attrs: Vec::new(),
+        func: Box::new(function),
+        paren_token: Default::default(),
+        args: args.into_iter().collect(),
+    })
+}
+
+pub fn string(text: &str) -> Expr {
+    Expr::Lit(ExprLit { attrs: Vec::new(), lit: Lit::Str(LitStr::new(text, Span::call_site())) })
+}
+
+/// An unsuffixed integer, negative ones as `-N` (as the parser reads `-N` in an expression).
+pub fn integer(value: i128) -> Expr {
+    let magnitude = Expr::Lit(ExprLit { attrs: Vec::new(), lit: Lit::Int(unsuffixed(value.unsigned_abs())) });
+    if value < 0 {
+        Expr::Unary(syn::ExprUnary {
+            attrs: Vec::new(),
+            op: syn::UnOp::Neg(Default::default()),
+            expr: Box::new(magnitude),
+        })
+    } else {
+        magnitude
+    }
+}
+
+/// An unsuffixed integer pattern (`-N` is one literal in a pattern, as the parser reads it).
+pub fn integer_pattern(value: i128) -> syn::Pat {
+    let lit = if value < 0 {
+        LitInt::new(&format!("-{}", value.unsigned_abs()), Span::call_site())
+    } else {
+        unsuffixed(value.unsigned_abs())
+    };
+    syn::Pat::Lit(ExprLit { attrs: Vec::new(), lit: Lit::Int(lit) })
+}
+
+fn unsuffixed(value: u128) -> LitInt {
+    LitInt::from(proc_macro2::Literal::u128_unsuffixed(value))
+}
+
+/// `pattern => body,`.
+pub fn arm(pattern: syn::Pat, body: Expr) -> syn::Arm {
+    syn::Arm {
+        attrs: Vec::new(),
+        pat: pattern,
+        guard: None,
+        fat_arrow_token: Default::default(),
+        body: Box::new(body),
+        comma: Some(Default::default()),
+    }
+}
+
+/// `unsafe { expr }`.
+pub fn unsafe_block(expr: Expr) -> Expr {
+    Expr::Unsafe(syn::ExprUnsafe {
+        attrs: Vec::new(),
+        unsafe_token: Default::default(),
+        block: syn::Block { brace_token: Default::default(), stmts: vec![syn::Stmt::Expr(expr, None)] },
+    })
+}
