@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::names::synthetic;
 use crate::plan::{Plan, RecordShape};
-use crate::print_items::{self, Built, DocBlocks};
+use crate::print_items::{self, Built, DocBlocks, Stamps};
 use crate::print_runtime;
 use crate::{DriverConventions, RustEmitError, RustOptions};
 
@@ -124,8 +124,9 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
             .collect::<Result<Vec<_>, _>>()?,
         Piece::Enums(start, end) => {
             let mut items = Vec::new();
+            let stamps = Stamps::default();
             for e in &plan.enums[start..end] {
-                items.extend(print_items::enumeration(e, &docs)?);
+                items.extend(print_items::enumeration(e, &docs, &stamps)?);
             }
             items
         }

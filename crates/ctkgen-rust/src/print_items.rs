@@ -1,7 +1,7 @@
 //! Prints the planned declarations: records, enums, typedefs, constants, function wrappers and
 //! the compile-time layout assertions. Nothing here decides; it lays out what the plan says.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
@@ -11,7 +11,7 @@ use crate::plan::{
     Accessor, BitConversion, ConstantExpr, ConstantPlan, ConstantType, EnumPlan, FunctionPlan, Member, Plan,
     RecordPlan, RecordShape, Repr, TypedefPlan,
 };
-use crate::syntax;
+use crate::syntax::{self, Stamp};
 use crate::types::Position;
 use crate::RustEmitError;
 
@@ -350,7 +350,7 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
     quote!(const _: () = { #(#checks)* };)
 }
 
-pub fn enumeration(e: &EnumPlan, docs: &DocBlocks) -> Result<Vec<Built>, RustEmitError> {
+pub fn enumeration(e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Vec<Built>, RustEmitError> {
     let ident = &e.ident;
     let underlying = &e.underlying;
     let doc = docs.optional(&e.doc);
@@ -397,51 +397,6 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks) -> Result<Vec<Built>, RustEmi
             ::core::result::Result::Ok(())
         }
     } else {
-        let fallback = format!("{type_name}({{}})");
-        quote! {
-            match self.name() {
-                ::core::option::Option::Some(name) => f.write_str(name),
-                ::core::option::Option::None => write!(f, #fallback, self.0),
-            }
-        }
-    };
-    let flags = if e.is_flags {
-        quote! {
-            impl #ident {
-                /// Whether every bit of `other` is set in `self`.
-                #[inline]
-                pub const fn contains(self, other: Self) -> bool {
-                    self.0 & other.0 == other.0
-                }
-            }
-            impl ::core::ops::BitOr for #ident {
-                type Output = Self;
-                #[inline]
-                fn bitor(self, rhs: Self) -> Self {
-                    Self(self.0 | rhs.0)
-                }
-            }
-            impl ::core::ops::BitOrAssign for #ident {
-                #[inline]
-                fn bitor_assign(&mut self, rhs: Self) {
-                    self.0 |= rhs.0;
-                }
-            }
-            impl ::core::ops::BitAnd for #ident {
-                type Output = Self;
-                #[inline]
-                fn bitand(self, rhs: Self) -> Self {
-                    Self(self.0 & rhs.0)
-                }
-            }
-            impl ::core::ops::BitAndAssign for #ident {
-                #[inline]
-                fn bitand_assign(&mut self, rhs: Self) {
-                    self.0 &= rhs.0;
-                }
-            }
-        }
-    } else {
         quote!()
     };
     let separator = if doc.is_empty() { quote!() } else { quote!(#[doc = ""]) };
@@ -479,15 +434,98 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks) -> Result<Vec<Built>, RustEmi
             matched.arms.splice(0..0, arms);
         }
     }
-    let traits = quote! {
-        impl ::core::fmt::Debug for #ident {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                #debug_body
+    let mut built = vec![Built::Tokens(declaration), Built::Syntax(Box::new(syn::Item::Impl(members)))];
+    let name = ident.ident();
+    if e.is_flags {
+        built.push(Built::Tokens(quote! {
+            impl ::core::fmt::Debug for #ident {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    #debug_body
+                }
             }
-        }
-        #flags
-    };
-    Ok(vec![Built::Tokens(declaration), Built::Syntax(Box::new(syn::Item::Impl(members))), Built::Tokens(traits)])
+        }));
+        let operators = stamps.flag_operators()?.copy_for(&name);
+        built.extend(operators.into_iter().map(|item| Built::Syntax(Box::new(item))));
+    } else {
+        let debug = stamps.named_debug()?.copy_for(&name);
+        built.extend(debug.into_iter().map(|item| Built::Syntax(Box::new(item))));
+    }
+    Ok(built)
+}
+
+/// The [`Stamp`]s of one piece, each parsed when first used.
+#[derive(Default)]
+pub struct Stamps {
+    named_debug: OnceCell<Stamp>,
+    flag_operators: OnceCell<Stamp>,
+}
+
+impl Stamps {
+    /// `Debug` for an enum that is not a flag set: its name, or `Type(value)`.
+    fn named_debug(&self) -> Result<&Stamp, RustEmitError> {
+        stamp(&self.named_debug, || {
+            quote! {
+                impl ::core::fmt::Debug for StampedType {
+                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        match self.name() {
+                            ::core::option::Option::Some(name) => f.write_str(name),
+                            ::core::option::Option::None => write!(f, "StampedType({})", self.0),
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    /// A flag set's `contains` and bitwise operators.
+    fn flag_operators(&self) -> Result<&Stamp, RustEmitError> {
+        stamp(&self.flag_operators, || {
+            quote! {
+            impl StampedType {
+                /// Whether every bit of `other` is set in `self`.
+                #[inline]
+                pub const fn contains(self, other: Self) -> bool {
+                    self.0 & other.0 == other.0
+                }
+            }
+            impl ::core::ops::BitOr for StampedType {
+                type Output = Self;
+                #[inline]
+                fn bitor(self, rhs: Self) -> Self {
+                    Self(self.0 | rhs.0)
+                }
+            }
+            impl ::core::ops::BitOrAssign for StampedType {
+                #[inline]
+                fn bitor_assign(&mut self, rhs: Self) {
+                    self.0 |= rhs.0;
+                }
+            }
+            impl ::core::ops::BitAnd for StampedType {
+                type Output = Self;
+                #[inline]
+                fn bitand(self, rhs: Self) -> Self {
+                    Self(self.0 & rhs.0)
+                }
+            }
+            impl ::core::ops::BitAndAssign for StampedType {
+                #[inline]
+                fn bitand_assign(&mut self, rhs: Self) {
+                    self.0 &= rhs.0;
+                }
+            }
+            }
+        })
+    }
+}
+
+fn stamp(cell: &OnceCell<Stamp>, tokens: impl FnOnce() -> TokenStream) -> Result<&Stamp, RustEmitError> {
+    if let Some(stamp) = cell.get() {
+        return Ok(stamp);
+    }
+    let stamp = Stamp::parse(tokens())
+        .map_err(|error| RustEmitError::Syntax { file: "src/lib.rs".into(), message: error.to_string() })?;
+    Ok(cell.get_or_init(|| stamp))
 }
 
 /// `pub const NAME: Self = Self(value);`, with its doc comment.
