@@ -117,7 +117,7 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
         Piece::CargoToml => return Ok(Ok(cargo_toml(plan))),
         Piece::LayoutTest => return Ok(format_rust(plan, layout_test(plan), "tests/layout.rs")),
         Piece::Example => return Ok(format_rust(plan, driver_info_example(plan), "examples/driver_info.rs")),
-        Piece::Prelude => prelude(plan, &docs)?.into_iter().map(Built::Tokens).collect(),
+        Piece::Prelude => prelude(plan, &docs)?,
         Piece::Typedefs(start, end) => plan.typedefs[start..end]
             .iter()
             .map(|t| print_items::typedef(plan, t, &docs).map(Built::Tokens))
@@ -329,9 +329,9 @@ fn crate_doc(plan: &Plan, docs: &DocBlocks) -> TokenStream {
 }
 
 /// The crate docs and lints, the runtime module and the entry table: the start of `src/lib.rs`.
-fn prelude(plan: &Plan, docs: &DocBlocks) -> Result<Vec<TokenStream>, RustEmitError> {
-    let mut items = vec![crate_doc(plan, docs)];
-    items.push(quote! {
+fn prelude(plan: &Plan, docs: &DocBlocks) -> Result<Vec<Built>, RustEmitError> {
+    let mut items = vec![Built::Tokens(crate_doc(plan, docs))];
+    items.push(Built::Tokens(quote! {
         #![allow(
             non_camel_case_types,
             non_snake_case,
@@ -343,9 +343,9 @@ fn prelude(plan: &Plan, docs: &DocBlocks) -> Result<Vec<TokenStream>, RustEmitEr
             clippy::type_complexity,
             reason = "function signatures are the header's"
         )]
-    });
-    items.push(print_runtime::runtime(plan, docs)?);
-    items.push(print_items::entry_table(plan));
+    }));
+    items.push(Built::Tokens(print_runtime::runtime(plan, docs)?));
+    items.push(Built::Syntax(Box::new(print_items::entry_table(plan))));
     Ok(items)
 }
 

@@ -812,29 +812,74 @@ fn syntax_type(tokens: TokenStream, context: &str) -> Result<syn::Type, RustEmit
         .map_err(|error| RustEmitError::Syntax { file: "src/lib.rs".into(), message: format!("{context}: {error}") })
 }
 
-/// The entry table: one lazily resolved slot per function, sorted by name.
-pub fn entry_table(plan: &Plan) -> TokenStream {
+/// The entry table: one lazily resolved slot per function, sorted by name. Built as a syntax tree:
+///
+/// ```text
+/// static FUNCTIONS: [crate::runtime::Entry; N] = [
+///     crate::runtime::Entry::new(c"NAME", c"LOOKUP", c"SYMBOL", VERSION, PER_THREAD), ...
+/// ];
+/// ```
+pub fn entry_table(plan: &Plan) -> syn::Item {
+    use syntax::{call, path, path_expr};
+    let entry_new = path_expr(path(false, &["crate", "runtime", "Entry", "new"]));
+    let some = path_expr(path(true, &["core", "option", "Option", "Some"]));
+    let none = path_expr(path(true, &["core", "option", "Option", "None"]));
+    let optional_u32 = |value: Option<u32>| match value {
+        Some(v) => call(some.clone(), [syntax::integer(v.into())]),
+        None => none.clone(),
+    };
     let entries = plan.functions.iter().map(|f| {
         let function = f.function;
-        let name = c_literal(&function.name);
-        let symbol = c_literal(&function.symbol);
-        let lookup = c_literal(&function.lookup_name);
-        let version = optional_u32(function.first_version);
         let per_thread = match &function.per_thread_symbol {
             Some(symbol) => {
-                let symbol = c_literal(symbol);
-                let version = optional_u32(function.per_thread_first_version);
-                quote!(::core::option::Option::Some((#symbol, #version)))
+                let pair = syn::Expr::Tuple(syn::ExprTuple {
+                    attrs: Vec::new(),
+                    paren_token: Default::default(),
+                    elems: [syntax::c_string(symbol), optional_u32(function.per_thread_first_version)]
+                        .into_iter()
+                        .collect(),
+                });
+                call(some.clone(), [pair])
             }
-            None => quote!(::core::option::Option::None),
+            None => none.clone(),
         };
-        quote!(crate::runtime::Entry::new(#name, #lookup, #symbol, #version, #per_thread))
+        call(
+            entry_new.clone(),
+            [
+                syntax::c_string(&function.name),
+                syntax::c_string(&function.lookup_name),
+                syntax::c_string(&function.symbol),
+                optional_u32(function.first_version),
+                per_thread,
+            ],
+        )
     });
-    let count = Literal::usize_unsuffixed(plan.functions.len());
-    quote! {
-        /// Every function's entry point, resolved on its first call. Sorted by name.
-        static FUNCTIONS: [crate::runtime::Entry; #count] = [#(#entries),*];
-    }
+    syn::Item::Static(syn::ItemStatic {
+        attrs: vec![syntax::doc_attribute(
+            " Every function's entry point, resolved on its first call. Sorted by name.".into(),
+        )],
+        vis: syn::Visibility::Inherited,
+        static_token: Default::default(),
+        mutability: syn::StaticMutability::None,
+        ident: syntax::plain_ident("FUNCTIONS"),
+        colon_token: Default::default(),
+        ty: Box::new(syn::Type::Array(syn::TypeArray {
+            bracket_token: Default::default(),
+            elem: Box::new(syn::Type::Path(syn::TypePath {
+                qself: None,
+                path: path(false, &["crate", "runtime", "Entry"]),
+            })),
+            semi_token: Default::default(),
+            len: syntax::integer(plan.functions.len() as i128),
+        })),
+        eq_token: Default::default(),
+        expr: Box::new(syn::Expr::Array(syn::ExprArray {
+            attrs: Vec::new(),
+            bracket_token: Default::default(),
+            elems: entries.collect(),
+        })),
+        semi_token: Default::default(),
+    })
 }
 
 pub fn c_literal(text: &str) -> TokenStream {
@@ -845,16 +890,6 @@ pub fn c_literal(text: &str) -> TokenStream {
             quote!(#lit)
         }
         Err(_) => quote!(c""),
-    }
-}
-
-fn optional_u32(value: Option<u32>) -> TokenStream {
-    match value {
-        Some(v) => {
-            let lit = Literal::u32_unsuffixed(v);
-            quote!(::core::option::Option::Some(#lit))
-        }
-        None => quote!(::core::option::Option::None),
     }
 }
 

@@ -64,6 +64,12 @@ pub fn string(text: &str) -> Expr {
     Expr::Lit(ExprLit { attrs: Vec::new(), lit: Lit::Str(LitStr::new(text, Span::call_site())) })
 }
 
+/// `c"text"` (names were checked for NUL bytes by the plan; one that has any prints as `c""`).
+pub fn c_string(text: &str) -> Expr {
+    let value = std::ffi::CString::new(text).unwrap_or_default();
+    Expr::Lit(ExprLit { attrs: Vec::new(), lit: Lit::CStr(syn::LitCStr::new(&value, Span::call_site())) })
+}
+
 /// An unsuffixed integer, negative ones as `-N` (as the parser reads `-N` in an expression).
 pub fn integer(value: i128) -> Expr {
     let magnitude = Expr::Lit(ExprLit { attrs: Vec::new(), lit: Lit::Int(unsuffixed(value.unsigned_abs())) });
