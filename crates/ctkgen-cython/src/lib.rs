@@ -193,6 +193,8 @@ pub fn emit_with_docs(
     ] {
         jobs.push((path.to_string(), template, base.clone()));
     }
+    // The templates read the converted copy: the model's own memory goes before they run.
+    drop(model);
     let mut files = jobs
         .into_par_iter()
         .with_max_len(1)
