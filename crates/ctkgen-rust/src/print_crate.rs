@@ -132,8 +132,9 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
         }
         Piece::Records(start, end) => {
             let mut items = Vec::new();
+            let stamps = Stamps::default();
             for r in &plan.records[start..end] {
-                items.push(Built::Tokens(print_items::record(plan, r, &docs)?));
+                items.extend(print_items::record(plan, r, &docs, &stamps)?);
                 // Each complete record's size, alignment and offsets, checked at compile time.
                 if matches!(r.shape, RecordShape::Complete { .. }) {
                     items.push(Built::Tokens(print_items::layout_assertions(r)));

@@ -177,7 +177,7 @@ pub fn int_literal(value: i128) -> TokenStream {
     }
 }
 
-pub fn record(plan: &Plan, r: &RecordPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
+pub fn record(plan: &Plan, r: &RecordPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Vec<Built>, RustEmitError> {
     let ident = &r.ident;
     let mut doc = docs.optional(&r.doc);
     if let Some(parent) = &r.record.parent {
@@ -192,7 +192,7 @@ pub fn record(plan: &Plan, r: &RecordPlan, docs: &DocBlocks) -> Result<TokenStre
         if !doc.is_empty() {
             doc.extend(quote!(#[doc = ""]));
         }
-        return Ok(quote! {
+        return Ok(vec![Built::Tokens(quote! {
             #doc
             #[doc = #line]
             #[repr(C)]
@@ -200,7 +200,7 @@ pub fn record(plan: &Plan, r: &RecordPlan, docs: &DocBlocks) -> Result<TokenStre
                 _unused: [u8; 0],
                 _not_send_sync_unpin: ::core::marker::PhantomData<(*mut u8, ::core::marker::PhantomPinned)>,
             }
-        });
+        })]);
     };
     let repr_attr = repr_tokens(repr);
     let context = format!("record `{}`", r.record.name);
@@ -230,38 +230,24 @@ pub fn record(plan: &Plan, r: &RecordPlan, docs: &DocBlocks) -> Result<TokenStre
         }
     }
     let kind = if *is_union { quote!(union) } else { quote!(struct) };
-    let name = ident.to_string();
-    let debug = if *is_union {
-        quote! {
-            impl ::core::fmt::Debug for #ident {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.debug_struct(#name).finish_non_exhaustive()
-                }
-            }
-        }
-    } else {
-        quote!()
-    };
     let derives = if *is_union { quote!(#[derive(Clone, Copy)]) } else { quote!(#[derive(Clone, Copy, Debug)]) };
-    let methods = if accessors.is_empty() { quote!() } else { quote!(impl #ident { #(#accessors)* }) };
-    Ok(quote! {
+    let mut built = vec![Built::Tokens(quote! {
         #doc
         #repr_attr
         #derives
         pub #kind #ident {
             #(#fields,)*
         }
-        #debug
-        impl ::core::default::Default for #ident {
-            /// All bytes zero, which is a valid value of every field.
-            fn default() -> Self {
-                // SAFETY: every field is an integer, float, raw pointer, nullable function
-                // pointer, enum newtype or record of those, for which zero bytes are valid.
-                unsafe { ::core::mem::zeroed() }
-            }
-        }
-        #methods
-    })
+    })];
+    let name = ident.ident();
+    if *is_union {
+        built.extend(stamps.union_debug()?.copy_for(&name).into_iter().map(|item| Built::Syntax(Box::new(item))));
+    }
+    built.extend(stamps.zeroed_default()?.copy_for(&name).into_iter().map(|item| Built::Syntax(Box::new(item))));
+    if !accessors.is_empty() {
+        built.push(Built::Tokens(quote!(impl #ident { #(#accessors)* })));
+    }
+    Ok(built)
 }
 
 fn repr_tokens(repr: &Repr) -> TokenStream {
@@ -458,9 +444,40 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Ve
 pub struct Stamps {
     named_debug: OnceCell<Stamp>,
     flag_operators: OnceCell<Stamp>,
+    union_debug: OnceCell<Stamp>,
+    zeroed_default: OnceCell<Stamp>,
 }
 
 impl Stamps {
+    /// `Debug` for a union: its name only, as no field is known to be the live one.
+    fn union_debug(&self) -> Result<&Stamp, RustEmitError> {
+        stamp(&self.union_debug, || {
+            quote! {
+                impl ::core::fmt::Debug for StampedType {
+                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.debug_struct("StampedType").finish_non_exhaustive()
+                    }
+                }
+            }
+        })
+    }
+
+    /// `Default` for a record: all bytes zero.
+    fn zeroed_default(&self) -> Result<&Stamp, RustEmitError> {
+        stamp(&self.zeroed_default, || {
+            quote! {
+                impl ::core::default::Default for StampedType {
+                    /// All bytes zero, which is a valid value of every field.
+                    fn default() -> Self {
+                        // SAFETY: every field is an integer, float, raw pointer, nullable function
+                        // pointer, enum newtype or record of those, for which zero bytes are valid.
+                        unsafe { ::core::mem::zeroed() }
+                    }
+                }
+            }
+        })
+    }
+
     /// `Debug` for an enum that is not a flag set: its name, or `Type(value)`.
     fn named_debug(&self) -> Result<&Stamp, RustEmitError> {
         stamp(&self.named_debug, || {
