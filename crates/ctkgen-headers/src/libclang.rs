@@ -12,6 +12,12 @@ use crate::{Cache, HeadersError, Pip};
 /// Version of the `libclang` wheel provisioned when the system has no libclang.
 pub const LIBCLANG_WHEEL_VERSION: &str = "18.1.1";
 
+/// The oldest libclang whose reading matches the pinned wheel's: libclang 16 leaves the
+/// documentation comments of declarations named through a macro (`cuCtxCreate` ->
+/// `cuCtxCreate_v2`) unattached, so a fifth of the driver's functions would lose their docs and
+/// the generated code would depend on the host. Older system copies are passed over.
+pub const LIBCLANG_OLDEST_MAJOR: u32 = 18;
+
 /// The pinned `libclang` wheel for one platform, and the library inside it.
 struct PinnedWheel {
     arch: &'static str,
@@ -64,7 +70,12 @@ pub fn locate_libclang_with(cache: &Cache, pip: &Pip) -> Result<PathBuf, Headers
     }
     let mut candidates = system_candidates(&system_dirs());
     candidates.extend(ldconfig_candidates());
-    if let Some(path) = newest(candidates) {
+    let (recent, old): (Vec<PathBuf>, Vec<PathBuf>) = candidates.into_iter().partition(|path| recent_enough(path));
+    if !old.is_empty() {
+        let old: Vec<String> = old.iter().map(|p| p.display().to_string()).collect();
+        tried.push(format!("{}: older than libclang {LIBCLANG_OLDEST_MAJOR} or of unknown version", old.join(", ")));
+    }
+    if let Some(path) = newest(recent) {
         return Ok(path);
     }
     tried.push(format!("/usr/lib/llvm-*/lib, {}, /etc/ld.so.conf folders: no libclang", SYSTEM_DIRS.join(", ")));
@@ -165,6 +176,14 @@ fn collect_loader_dirs(conf: &Path, dirs: &mut Vec<PathBuf>, depth: usize) {
             dirs.push(PathBuf::from(line));
         }
     }
+}
+
+/// Whether a system library's version, read from its name or the name it links to, is
+/// [`LIBCLANG_OLDEST_MAJOR`] or newer.
+fn recent_enough(path: &Path) -> bool {
+    let named = library_version(path).filter(|v| !v.is_empty());
+    let version = named.or_else(|| library_version(&fs::canonicalize(path).ok()?).filter(|v| !v.is_empty()));
+    version.is_some_and(|v| v[0] >= LIBCLANG_OLDEST_MAJOR)
 }
 
 /// The newest candidate; ties go to the first path in sorted order, so the choice is stable.
@@ -291,6 +310,28 @@ mod tests {
         assert_eq!(version("/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"), None);
         assert_eq!(version("/usr/lib/libclang_rt.asan.so"), None);
         assert_eq!(version("/usr/lib/libclang.a"), None);
+    }
+
+    #[test]
+    fn passes_over_system_libraries_older_than_the_oldest_supported() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str| {
+            let path = dir.path().join(name);
+            fs::write(&path, b"").unwrap();
+            path
+        };
+        assert!(!recent_enough(&file("libclang-16.so.16.0.6")));
+        assert!(recent_enough(&file("libclang-18.so.18.1.3")));
+        assert!(recent_enough(&file("libclang.so.19.1")));
+        // No version in the name: the file it links to decides, and an unknown version is passed over.
+        let target = file("libclang.so.20.1.8");
+        let link = dir.path().join("libclang.so");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(recent_enough(&link));
+        let bare = tempfile::tempdir().unwrap();
+        let unversioned = bare.path().join("libclang.so");
+        fs::write(&unversioned, b"").unwrap();
+        assert!(!recent_enough(&unversioned));
     }
 
     #[test]

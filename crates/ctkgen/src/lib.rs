@@ -50,6 +50,12 @@ pub enum PipelineError {
     Library(#[from] ctkgen_headers::LibraryError),
     #[error("{path}: invalid output-parameter overrides")]
     Overrides { path: PathBuf, source: ctkgen_cython::CythonEmitError },
+    #[error(
+        "{path}: {version} is older than libclang {oldest}, whose reading the output is made from \
+         (older ones leave the docs of macro-renamed functions unattached); point LIBCLANG_PATH at \
+         libclang {oldest} or newer, or unset it to use the pinned wheel"
+    )]
+    LibclangTooOld { path: PathBuf, version: String, oldest: u32 },
     #[error("CTK {ctk} has no {header} in {catalogue} (`cargo xtask headers refresh` catalogues it)")]
     MissingExtraHeader { ctk: String, header: String, catalogue: PathBuf },
 }
@@ -310,6 +316,15 @@ pub fn parse_options(
     options: &ReadOptions,
 ) -> Result<ctkgen_clang::ParseOptions, PipelineError> {
     let libclang = ctkgen_headers::locate_libclang(&ws.cache)?;
+    // A system copy that old is passed over when locating; one named by LIBCLANG_PATH is refused.
+    let version = libclang_version(&libclang)?;
+    if !matches!(clang_major(&version), Some(major) if major >= ctkgen_headers::LIBCLANG_OLDEST_MAJOR) {
+        return Err(PipelineError::LibclangTooOld {
+            path: libclang,
+            version,
+            oldest: ctkgen_headers::LIBCLANG_OLDEST_MAJOR,
+        });
+    }
     let mut parse = ctkgen_clang::ParseOptions::new(libclang, ws.system_include_dir());
     parse.target = options.target.clone();
     parse.modes = options.modes.clone();
@@ -326,6 +341,12 @@ pub fn parse_options(
         .collect();
     parse.ctk = headers.ctk.clone();
     Ok(parse)
+}
+
+/// The major version in libclang's version string (`Ubuntu clang version 16.0.6 (...)` -> 16).
+fn clang_major(version: &str) -> Option<u32> {
+    let (_, after) = version.split_once("version ")?;
+    after.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }
 
 /// Which emitters to run.
@@ -421,4 +442,17 @@ fn emit_rust(
         .into_iter()
         .map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clang_major;
+
+    #[test]
+    fn reads_the_major_version_of_libclang() {
+        assert_eq!(clang_major("clang version 18.1.1"), Some(18));
+        assert_eq!(clang_major("Ubuntu clang version 16.0.6 (23ubuntu4)"), Some(16));
+        assert_eq!(clang_major("Apple clang version 15.0.0 (clang-1500.3.9.4)"), Some(15));
+        assert_eq!(clang_major("something else"), None);
+    }
 }
