@@ -8,8 +8,11 @@
 //! The work is split in two: [`plan`] is a pass over the model that takes every decision (Rust
 //! names, record layouts with padding and bitfield units, explicit alignments, flag enums,
 //! constant types, how each function is resolved), and the `print_*` modules only lay the
-//! decided items out through `quote` and `prettyplease`. The model is planned once; the threads
-//! that print the crate's pieces share the plan.
+//! decided items out through `quote` and `prettyplease`. The items printed hundreds of times
+//! (function wrappers, enum members, the entry table) are built as `syn` trees directly
+//! (`syntax`), and the impls that differ only in the type's name are parsed once per piece and
+//! copied; both print exactly as their tokens would. The model is planned once; the threads that
+//! print the crate's pieces share the plan.
 //!
 //! The part of the generated crate that is the same for every header (the runtime's loader, lazy
 //! resolution, bit helpers) is real source under `runtime/`, compiled and tested by this crate's
