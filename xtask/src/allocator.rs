@@ -4,9 +4,9 @@
 //! nodes, template values), and glibc spends about a quarter of the run's instructions on them.
 //! mimalloc serves them faster, but keeps more memory per thread for large blocks, which would
 //! raise the peak past bindgen's. So blocks up to [`SMALL`] bytes go to mimalloc and larger ones
-//! (output buffers, vectors that grow) to glibc, tuned in `main.rs`. Paired runs of one CTK, both
-//! languages: 11% less wall time, peak 52.1 -> 51.3 MiB (BENCHMARKS.md). The choice depends only
-//! on a block's layout, which Rust passes unchanged to every call for that block.
+//! (output buffers, vectors that grow) to glibc, tuned in `main.rs`. Paired runs of one CTK,
+//! both languages: 9-12% less wall time, peak 52.1 -> 51.0-51.3 MiB (BENCHMARKS.md). The choice
+//! depends only on a block's layout, which Rust passes unchanged to every call for that block.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
