@@ -122,11 +122,10 @@ impl DocBlocks {
     /// The doc attribute for Markdown rendered from a header comment: lines kept as they are
     /// (their indentation nests lists), each with the leading space `///` comments have.
     pub fn markdown_doc_attrs(&self, text: &str) -> TokenStream {
-        let text = text.trim_end();
-        if text.trim().is_empty() {
-            return TokenStream::new();
+        match self.markdown_placeholder(text) {
+            Some(placeholder) => quote!(#[doc = #placeholder]),
+            None => TokenStream::new(),
         }
-        self.attr(markdown_block(text))
     }
 
     /// A planned (rendered) doc comment.
@@ -141,11 +140,13 @@ impl DocBlocks {
 
     /// [`DocBlocks::markdown_doc_attrs`] as a syntax tree.
     fn markdown_doc_syntax(&self, text: &str) -> Option<syn::Attribute> {
+        self.markdown_placeholder(text).map(syntax::doc_attribute)
+    }
+
+    /// The placeholder for Markdown `text` (kept as a block), or none for blank text.
+    fn markdown_placeholder(&self, text: &str) -> Option<String> {
         let text = text.trim_end();
-        if text.trim().is_empty() {
-            return None;
-        }
-        Some(syntax::doc_attribute(self.placeholder(markdown_block(text))))
+        (!text.trim().is_empty()).then(|| self.placeholder(markdown_block(text)))
     }
 }
 
@@ -241,9 +242,9 @@ pub fn record(plan: &Plan, r: &RecordPlan, docs: &DocBlocks, stamps: &Stamps) ->
     })];
     let name = ident.ident();
     if *is_union {
-        built.extend(stamps.union_debug()?.copy_for(&name).into_iter().map(|item| Built::Syntax(Box::new(item))));
+        built.extend(stamped(stamps.union_debug()?, &name));
     }
-    built.extend(stamps.zeroed_default()?.copy_for(&name).into_iter().map(|item| Built::Syntax(Box::new(item))));
+    built.extend(stamped(stamps.zeroed_default()?, &name));
     if !accessors.is_empty() {
         built.push(Built::Tokens(quote!(impl #ident { #(#accessors)* })));
     }
@@ -353,38 +354,6 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Ve
         e.enumeration.underlying.c_name()
     );
     let type_name = ident.to_string();
-    let debug_body = if e.is_flags {
-        let bits = e.flag_bits.iter().map(|(value, name)| {
-            let value = int_literal(*value);
-            quote!((#value, #name))
-        });
-        quote! {
-            if let ::core::option::Option::Some(name) = self.name() {
-                return f.write_str(name);
-            }
-            let mut rest = self.0;
-            let mut first = true;
-            for (bit, name) in [#(#bits),*] {
-                if rest & bit == bit {
-                    if !first {
-                        f.write_str(" | ")?;
-                    }
-                    f.write_str(name)?;
-                    rest &= !bit;
-                    first = false;
-                }
-            }
-            if rest != 0 || first {
-                if !first {
-                    f.write_str(" | ")?;
-                }
-                write!(f, "{:#x}", rest)?;
-            }
-            ::core::result::Result::Ok(())
-        }
-    } else {
-        quote!()
-    };
     let separator = if doc.is_empty() { quote!() } else { quote!(#[doc = ""]) };
     let declaration = quote! {
         #doc
@@ -423,6 +392,34 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Ve
     let mut built = vec![Built::Tokens(declaration), Built::Syntax(Box::new(syn::Item::Impl(members)))];
     let name = ident.ident();
     if e.is_flags {
+        let bits = e.flag_bits.iter().map(|(value, name)| {
+            let value = int_literal(*value);
+            quote!((#value, #name))
+        });
+        let debug_body = quote! {
+            if let ::core::option::Option::Some(name) = self.name() {
+                return f.write_str(name);
+            }
+            let mut rest = self.0;
+            let mut first = true;
+            for (bit, name) in [#(#bits),*] {
+                if rest & bit == bit {
+                    if !first {
+                        f.write_str(" | ")?;
+                    }
+                    f.write_str(name)?;
+                    rest &= !bit;
+                    first = false;
+                }
+            }
+            if rest != 0 || first {
+                if !first {
+                    f.write_str(" | ")?;
+                }
+                write!(f, "{:#x}", rest)?;
+            }
+            ::core::result::Result::Ok(())
+        };
         built.push(Built::Tokens(quote! {
             impl ::core::fmt::Debug for #ident {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -430,11 +427,9 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Ve
                 }
             }
         }));
-        let operators = stamps.flag_operators()?.copy_for(&name);
-        built.extend(operators.into_iter().map(|item| Built::Syntax(Box::new(item))));
+        built.extend(stamped(stamps.flag_operators()?, &name));
     } else {
-        let debug = stamps.named_debug()?.copy_for(&name);
-        built.extend(debug.into_iter().map(|item| Built::Syntax(Box::new(item))));
+        built.extend(stamped(stamps.named_debug()?, &name));
     }
     Ok(built)
 }
@@ -534,6 +529,11 @@ impl Stamps {
             }
         })
     }
+}
+
+/// `stamp`'s items for the type `name`.
+fn stamped(stamp: &Stamp, name: &proc_macro2::Ident) -> impl Iterator<Item = Built> {
+    stamp.copy_for(name).into_iter().map(|item| Built::Syntax(Box::new(item)))
 }
 
 fn stamp(cell: &OnceCell<Stamp>, tokens: impl FnOnce() -> TokenStream) -> Result<&Stamp, RustEmitError> {
@@ -677,7 +677,9 @@ fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::
 /// }
 /// ```
 pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -> Result<syn::Item, RustEmitError> {
-    use syntax::{arm, call, ident_expr, path, path_expr, plain_ident, unsafe_block, word_attribute};
+    use syntax::{
+        arm, binding, call, ident_expr, method_call, path, path_expr, plain_ident, unsafe_block, word_attribute,
+    };
     let context = format!("function `{}`", f.function.name);
     let mut attrs: Vec<syn::Attribute> = function_doc(plan, f, docs).into_iter().collect();
     if f.function.deprecated {
@@ -713,30 +715,9 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -
             index: Box::new(syntax::integer(index as i128)),
         })
     };
-    let lookup = syn::Expr::MethodCall(syn::ExprMethodCall {
-        attrs: Vec::new(),
-        receiver: Box::new(slot()),
-        dot_token: Default::default(),
-        method: plain_ident("function"),
-        turbofish: Some(syn::AngleBracketedGenericArguments {
-            colon2_token: Some(Default::default()),
-            lt_token: Default::default(),
-            args: [syn::GenericArgument::Type(pointer_type)].into_iter().collect(),
-            gt_token: Default::default(),
-        }),
-        paren_token: Default::default(),
-        args: Default::default(),
-    });
+    let lookup = method_call(slot(), "function", Some(pointer_type));
     let missing = if f.returns_status && plan.status.is_some() {
-        syn::Expr::MethodCall(syn::ExprMethodCall {
-            attrs: Vec::new(),
-            receiver: Box::new(ident_expr(plain_ident("missing"))),
-            dot_token: Default::default(),
-            method: plain_ident("status"),
-            turbofish: None,
-            paren_token: Default::default(),
-            args: Default::default(),
-        })
+        method_call(ident_expr(plain_ident("missing")), "status", None)
     } else {
         let slot_ref = syn::Expr::Reference(syn::ExprReference {
             attrs: Vec::new(),
@@ -749,29 +730,20 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -
             [slot_ref, ident_expr(plain_ident("missing"))],
         )
     };
-    let binding = |name: &str| {
-        syn::Pat::Ident(syn::PatIdent {
-            attrs: Vec::new(),
-            by_ref: None,
-            mutability: None,
-            ident: plain_ident(name),
-            subpat: None,
-        })
-    };
     let variant = |name: &str, bound: &str| {
         syn::Pat::TupleStruct(syn::PatTupleStruct {
             attrs: Vec::new(),
             qself: None,
             path: path(true, &["core", "result", "Result", name]),
             paren_token: Default::default(),
-            elems: [binding(bound)].into_iter().collect(),
+            elems: [binding(plain_ident(bound))].into_iter().collect(),
         })
     };
     let forward = call(ident_expr(plain_ident("function")), params.iter().map(|(name, _)| ident_expr(name.clone())));
     let resolve = syn::Stmt::Local(syn::Local {
         attrs: Vec::new(),
         let_token: Default::default(),
-        pat: binding("resolved"),
+        pat: binding(plain_ident("resolved")),
         init: Some(syn::LocalInit {
             eq_token: Default::default(),
             expr: Box::new(unsafe_block(lookup)),
@@ -789,13 +761,7 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -
     let inputs = params.into_iter().map(|(name, ty)| {
         syn::FnArg::Typed(syn::PatType {
             attrs: Vec::new(),
-            pat: Box::new(syn::Pat::Ident(syn::PatIdent {
-                attrs: Vec::new(),
-                by_ref: None,
-                mutability: None,
-                ident: name,
-                subpat: None,
-            })),
+            pat: Box::new(binding(name)),
             colon_token: Default::default(),
             ty: Box::new(ty),
         })

@@ -8,25 +8,24 @@ use syn::{Expr, ExprLit, Lit, LitInt, LitStr};
 
 /// `#[doc = "text"]`.
 pub fn doc_attribute(text: String) -> syn::Attribute {
-    syn::Attribute {
-        pound_token: Default::default(),
-        style: syn::AttrStyle::Outer,
-        bracket_token: Default::default(),
-        meta: syn::Meta::NameValue(syn::MetaNameValue {
-            path: plain_ident("doc").into(),
-            eq_token: Default::default(),
-            value: string(&text),
-        }),
-    }
+    outer_attribute(syn::Meta::NameValue(syn::MetaNameValue {
+        path: plain_ident("doc").into(),
+        eq_token: Default::default(),
+        value: string(&text),
+    }))
 }
 
 /// `#[name]`.
 pub fn word_attribute(name: &str) -> syn::Attribute {
+    outer_attribute(syn::Meta::Path(plain_ident(name).into()))
+}
+
+fn outer_attribute(meta: syn::Meta) -> syn::Attribute {
     syn::Attribute {
         pound_token: Default::default(),
         style: syn::AttrStyle::Outer,
         bracket_token: Default::default(),
-        meta: syn::Meta::Path(plain_ident(name).into()),
+        meta,
     }
 }
 
@@ -48,6 +47,29 @@ pub fn path_expr(path: syn::Path) -> Expr {
 
 pub fn ident_expr(ident: Ident) -> Expr {
     path_expr(ident.into())
+}
+
+/// `receiver.method::<turbofish>()`, without arguments.
+pub fn method_call(receiver: Expr, method: &str, turbofish: Option<syn::Type>) -> Expr {
+    Expr::MethodCall(syn::ExprMethodCall {
+        attrs: Vec::new(),
+        receiver: Box::new(receiver),
+        dot_token: Default::default(),
+        method: plain_ident(method),
+        turbofish: turbofish.map(|ty| syn::AngleBracketedGenericArguments {
+            colon2_token: Some(Default::default()),
+            lt_token: Default::default(),
+            args: [syn::GenericArgument::Type(ty)].into_iter().collect(),
+            gt_token: Default::default(),
+        }),
+        paren_token: Default::default(),
+        args: Default::default(),
+    })
+}
+
+/// A pattern that binds `ident` (a parameter, a `let`, a variant's field).
+pub fn binding(ident: Ident) -> syn::Pat {
+    syn::Pat::Ident(syn::PatIdent { attrs: Vec::new(), by_ref: None, mutability: None, ident, subpat: None })
 }
 
 /// `function(args)`.

@@ -17,6 +17,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ctkgen_ir::OutputFile;
+use rayon::prelude::*;
 use walkdir::WalkDir;
 
 use crate::PipelineError;
@@ -326,7 +327,6 @@ fn stage(
         let target = staging.join(folder);
         fs::create_dir_all(&target).map_err(write_err(&target))?;
     }
-    use rayon::prelude::*;
     files.par_iter().with_max_len(1).try_for_each(|file| {
         if let Some(pause) = pause {
             std::thread::sleep(pause);
