@@ -112,11 +112,8 @@ fn generate_one(
             crate::progress(line);
         }
     };
-    let (headers, api) = read_source_reporting(ws, source, read, stage)?;
-    if !args.all {
-        // One source: nothing is parsed after this.
-        ctkgen::release_libclang_pages();
-    }
+    // One source: nothing is parsed after it.
+    let (headers, api) = read_source_reporting(ws, source, read, !args.all, stage)?;
     let label = ctkgen::source_label(&headers);
     let command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),

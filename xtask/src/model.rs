@@ -41,14 +41,16 @@ pub fn diff(ws: &Workspace, args: DiffArgs) -> Result<ExitCode> {
 
 /// The headers of a source, fetched if needed, and their model.
 pub fn read_source(ws: &Workspace, source: &HeaderSource, read: &ReadOptions) -> Result<(HeaderSet, Api)> {
-    read_source_reporting(ws, source, read, |_| {})
+    read_source_reporting(ws, source, read, false, |_| {})
 }
 
-/// [`read_source`], telling `stage` when parsing starts.
+/// [`read_source`], telling `stage` when parsing starts. With `last`, the process parses nothing
+/// more, and libclang's pages are handed back as soon as it is done ([`ctkgen::read_api_last`]).
 pub fn read_source_reporting(
     ws: &Workspace,
     source: &HeaderSource,
     read: &ReadOptions,
+    last: bool,
     stage: impl Fn(&str),
 ) -> Result<(HeaderSet, Api)> {
     // Opening libclang and checking the cached headers take about as long as each other: side by side.
@@ -59,8 +61,8 @@ pub fn read_source_reporting(
     let header = headers.main_header.file_name().unwrap_or_default().to_string_lossy();
     let modes: Vec<&str> = read.modes.iter().map(|m| m.std_flag()).collect();
     stage(&format!("parsing {header} of {} as {}", ctkgen::source_label(&headers), modes.join(" and ")));
-    let api =
-        ctkgen::read_api(ws, &headers, read).with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
+    let api = if last { ctkgen::read_api_last(ws, &headers, read) } else { ctkgen::read_api(ws, &headers, read) }
+        .with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
     Ok((headers, api))
 }
 

@@ -452,20 +452,22 @@ impl<'tu> Builder<'tu> {
         }
         let Some(def) = decl.definition() else { return false };
         // The keyword, then attributes, then a tag name or the body: only that much is spelled.
-        let (mut depth, mut keyword) = (0i32, true);
-        let found = self.tu.find_token(def.extent(), |token| {
-            if std::mem::take(&mut keyword) {
-                return None;
+        let found = self.tu.find_token(def.extent(), || {
+            let (mut depth, mut keyword) = (0i32, true);
+            move |token: &str| {
+                if std::mem::take(&mut keyword) {
+                    return None;
+                }
+                match token {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    "{" if depth == 0 => return Some(true),
+                    "__attribute__" | "__declspec" | "alignas" | "_Alignas" => {}
+                    t if depth == 0 && t.starts_with(|c: char| c.is_alphabetic() || c == '_') => return Some(false),
+                    _ => {}
+                }
+                None
             }
-            match token {
-                "(" => depth += 1,
-                ")" => depth -= 1,
-                "{" if depth == 0 => return Some(true),
-                "__attribute__" | "__declspec" | "alignas" | "_Alignas" => {}
-                t if depth == 0 && t.starts_with(|c: char| c.is_alphabetic() || c == '_') => return Some(false),
-                _ => {}
-            }
-            None
         });
         found.unwrap_or(false)
     }
@@ -848,10 +850,14 @@ fn pfn_version(name: &str) -> Option<(String, u32, bool)> {
     Some((base.to_string(), version, per_thread))
 }
 
-/// Strips comment markers from a Doxygen comment; `None` for an empty one.
+/// Strips comment markers from a Doxygen comment; `None` for an empty one. Blank lines before
+/// and after the text are dropped; the text is built in one buffer, as comments are most of
+/// what a header holds.
 pub fn clean_comment(raw: Option<String>) -> Option<String> {
     let raw = raw?;
-    let mut lines = Vec::new();
+    let mut text = String::with_capacity(raw.len());
+    // Blank lines seen since the last line of text: kept only if more text follows.
+    let mut blank_run = 0;
     for line in raw.lines() {
         let mut l = line.trim();
         for prefix in ["/**<", "///<", "/*!<", "/**", "/*!", "///", "//!", "/*"] {
@@ -862,16 +868,18 @@ pub fn clean_comment(raw: Option<String>) -> Option<String> {
         }
         let l = l.strip_suffix("*/").unwrap_or(l);
         let l = l.trim_start();
-        let l = l.strip_prefix("* ").or_else(|| l.strip_prefix('*')).unwrap_or(l);
-        lines.push(l.trim_end().to_string());
+        let l = l.strip_prefix("* ").or_else(|| l.strip_prefix('*')).unwrap_or(l).trim_end();
+        if l.is_empty() {
+            blank_run += 1;
+            continue;
+        }
+        if !text.is_empty() {
+            text.extend(std::iter::repeat('\n').take(blank_run + 1));
+        }
+        blank_run = 0;
+        text.push_str(l);
     }
-    while lines.first().is_some_and(|l| l.is_empty()) {
-        lines.remove(0);
-    }
-    while lines.last().is_some_and(|l| l.is_empty()) {
-        lines.pop();
-    }
-    (!lines.is_empty()).then(|| lines.join("\n"))
+    (!text.is_empty()).then_some(text)
 }
 
 fn used_typedef_names<'a>(
@@ -916,4 +924,29 @@ fn used_typedef_names<'a>(
 
 pub fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_comment;
+
+    fn clean(raw: &str) -> Option<String> {
+        clean_comment(Some(raw.to_string()))
+    }
+
+    #[test]
+    fn strips_markers_and_outer_blank_lines_but_keeps_inner_ones() {
+        let raw = "/**\n * \\brief Gets a thing\n *\n *\n * \\param x - the thing   \n *\n */";
+        assert_eq!(clean(raw).as_deref(), Some("\\brief Gets a thing\n\n\n\\param x - the thing"));
+        assert_eq!(clean("/**< one line */").as_deref(), Some("one line"));
+        assert_eq!(clean("///< trailing member doc").as_deref(), Some("trailing member doc"));
+        assert_eq!(clean("/*! a\n   *b\n */").as_deref(), Some("a\nb"));
+    }
+
+    #[test]
+    fn an_empty_comment_is_none() {
+        assert_eq!(clean("/** */"), None);
+        assert_eq!(clean("/**\n *\n *\n */"), None);
+        assert_eq!(clean_comment(None), None);
+    }
 }

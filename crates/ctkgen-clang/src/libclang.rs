@@ -11,6 +11,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use clang_sys::*;
 
+/// How far [`TranslationUnit::find_token`] tokenizes before it tokenizes a whole range: past a
+/// record's or enum's keyword, attributes and tag name.
+const TOKEN_PREFIX_BYTES: u32 = 256;
+
 /// libclang, opened once per process and shared with every thread that parses.
 pub fn ensure_loaded(path: &Path) -> Result<(), String> {
     static LIBRARY: OnceLock<Mutex<Option<Arc<SharedLibrary>>>> = OnceLock::new();
@@ -225,9 +229,21 @@ impl<'i> TranslationUnit<'i> {
         }
     }
 
-    /// Visits the spellings of the tokens in `range` in order until `visit` returns a value:
-    /// only the tokens visited are spelled.
-    pub fn find_token<T>(&self, range: Range, mut visit: impl FnMut(&str) -> Option<T>) -> Option<T> {
+    /// Visits the spellings of the tokens in `range` in order until a visitor made by
+    /// `new_visit` returns a value: only the tokens visited are spelled. A range longer than
+    /// [`TOKEN_PREFIX_BYTES`] is first tokenized only that far (tokenizing a whole enum to read
+    /// its first words is most of the cost); an answer given on the prefix's last token, or none,
+    /// sends a fresh visitor over the whole range.
+    pub fn find_token<T, V: FnMut(&str) -> Option<T>>(&self, range: Range, new_visit: impl Fn() -> V) -> Option<T> {
+        if let Some(prefix) = self.prefix(range, TOKEN_PREFIX_BYTES) {
+            if let Some(found) = self.visit_tokens(prefix, new_visit(), true) {
+                return Some(found);
+            }
+        }
+        self.visit_tokens(range, new_visit(), false)
+    }
+
+    fn visit_tokens<T>(&self, range: Range, mut visit: impl FnMut(&str) -> Option<T>, skip_last: bool) -> Option<T> {
         let mut tokens: *mut CXToken = std::ptr::null_mut();
         let mut count: c_uint = 0;
         // SAFETY: tokens are read then disposed with the same TU.
@@ -236,10 +252,26 @@ impl<'i> TranslationUnit<'i> {
             if tokens.is_null() {
                 return None;
             }
+            let visited = count as usize - usize::from(skip_last);
             let found =
-                (0..count as usize).find_map(|i| visit(&take_string(clang_getTokenSpelling(self.raw, *tokens.add(i)))));
+                (0..visited).find_map(|i| visit(&take_string(clang_getTokenSpelling(self.raw, *tokens.add(i)))));
             clang_disposeTokens(self.raw, tokens, count);
             found
+        }
+    }
+
+    /// The first `bytes` bytes of `range`, when it is longer and both its ends are plain file
+    /// positions (not inside a macro expansion) of one file.
+    fn prefix(&self, range: Range, bytes: u32) -> Option<Range> {
+        let (file, start) = range.start().file_position()?;
+        let (end_file, end) = range.end().file_position()?;
+        // SAFETY: both files belong to this TU; the new location lies inside the range.
+        unsafe {
+            if clang_File_isEqual(file, end_file) == 0 || end - start <= bytes {
+                return None;
+            }
+            let cut = clang_getLocationForOffset(self.raw, file, start + bytes);
+            Some(Range(clang_getRange(clang_getRangeStart(range.0), cut)))
         }
     }
 
@@ -297,6 +329,21 @@ impl Location {
             clang_getExpansionLocation(self.0, &mut file, &mut line, &mut column, &mut offset);
             let name = if file.is_null() { String::new() } else { take_string(clang_getFileName(file)) };
             (name, line, column)
+        }
+    }
+
+    /// `(file, offset)` when the location is written in a file as it stands, not produced by a
+    /// macro expansion (its spelling and expansion positions agree).
+    fn file_position(self) -> Option<(CXFile, u32)> {
+        let (mut file, mut offset): (CXFile, u32) = (std::ptr::null_mut(), 0);
+        let (mut spelled_file, mut spelled_offset): (CXFile, u32) = (std::ptr::null_mut(), 0);
+        let none = std::ptr::null_mut();
+        // SAFETY: out-parameters only.
+        unsafe {
+            clang_getExpansionLocation(self.0, &mut file, none, none, &mut offset);
+            clang_getSpellingLocation(self.0, &mut spelled_file, none, none, &mut spelled_offset);
+            let same = !file.is_null() && clang_File_isEqual(file, spelled_file) != 0 && offset == spelled_offset;
+            same.then_some((file, offset))
         }
     }
 

@@ -309,6 +309,16 @@ pub fn read_api_observed(
     Ok(readings.into_api()?)
 }
 
+/// [`read_api`] for a process that parses nothing more: once libclang has read every mode, its
+/// clean pages are handed back ([`release_libclang_pages`]) on a second thread while the IR passes
+/// run, so the release is done before the emitters reach their peak and costs no time.
+pub fn read_api_last(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> Result<Api, PipelineError> {
+    let parse = parse_options(ws, headers, options)?;
+    let readings = ctkgen_clang::read_modes(&headers.main_header, &parse)?;
+    let (api, _) = rayon::join(|| readings.into_api(), release_libclang_pages);
+    Ok(api?)
+}
+
 /// How libclang is asked to read `headers`.
 pub fn parse_options(
     ws: &Workspace,
@@ -386,7 +396,13 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
         use rayon::prelude::*;
         let comments = ctkgen_ir::doc_render::doc_comments(api);
         ctkgen_ir::doc_render::ParsedDocs::new(
-            comments.par_iter().map(|&(_, raw)| (raw, ctkgen_ir::doc_render::Doc::parse(raw))).collect::<Vec<_>>(),
+            // Small pieces: the long comments (functions') come first, and halves would leave them
+            // on one thread.
+            comments
+                .par_iter()
+                .with_max_len(16)
+                .map(|&(_, raw)| (raw, ctkgen_ir::doc_render::Doc::parse(raw)))
+                .collect::<Vec<_>>(),
         )
     } else {
         ctkgen_ir::doc_render::ParsedDocs::default()
@@ -396,25 +412,35 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
         || if options.languages.cython() { emit_cython(api, options, &parsed) } else { Ok(Vec::new()) },
         || if options.languages.rust() { emit_rust(api, options, &parsed) } else { Ok(Vec::new()) },
     );
+    // The doc parses are freed while the headers are read: thousands of small blocks.
+    let (headers_copied, ()) = rayon::join(
+        || if options.languages.cython() { package_headers(headers) } else { Ok(Vec::new()) },
+        move || drop(parsed),
+    );
     let mut files = cython?;
     files.extend(rust?);
-    if options.languages.cython() {
-        // Read only now, once the emitters' working memory is gone: this is the run's peak.
-        let extra = headers.extra_headers.iter().flat_map(|e| std::iter::once(&e.header).chain(&e.typedefs));
-        for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()).chain(extra) {
-            let contents = std::fs::read_to_string(header)
-                .map_err(|source| PipelineError::Read { path: header.clone(), source })?;
-            let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            files.push(OutputFile { path: format!("python/include/{name}"), contents });
-        }
-        // The extra headers include the graphics APIs' headers, which a build host may lack.
-        for (name, path) in &headers.stand_ins {
-            let contents =
-                std::fs::read_to_string(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
-            files.push(OutputFile { path: format!("python/include/{name}"), contents });
-        }
-    }
+    files.extend(headers_copied?);
     files.sort();
+    Ok(files)
+}
+
+/// The header files that travel with the Python package, so it builds against exactly these.
+/// Read only once the emitters' working memory is gone: this is the run's peak.
+fn package_headers(headers: &HeaderSet) -> Result<Vec<OutputFile>, PipelineError> {
+    let mut files = Vec::new();
+    let extra = headers.extra_headers.iter().flat_map(|e| std::iter::once(&e.header).chain(&e.typedefs));
+    for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()).chain(extra) {
+        let contents =
+            std::fs::read_to_string(header).map_err(|source| PipelineError::Read { path: header.clone(), source })?;
+        let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        files.push(OutputFile { path: format!("python/include/{name}"), contents });
+    }
+    // The extra headers include the graphics APIs' headers, which a build host may lack.
+    for (name, path) in &headers.stand_ins {
+        let contents =
+            std::fs::read_to_string(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
+        files.push(OutputFile { path: format!("python/include/{name}"), contents });
+    }
     Ok(files)
 }
 
