@@ -874,7 +874,9 @@ pub fn clean_comment(raw: Option<String>) -> Option<String> {
             continue;
         }
         if !text.is_empty() {
-            text.extend(std::iter::repeat('\n').take(blank_run + 1));
+            for _ in 0..=blank_run {
+                text.push('\n');
+            }
         }
         blank_run = 0;
         text.push_str(l);
