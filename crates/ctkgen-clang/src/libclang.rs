@@ -15,9 +15,12 @@ use clang_sys::*;
 /// record's or enum's keyword, attributes and tag name.
 const TOKEN_PREFIX_BYTES: u32 = 256;
 
+/// The libclang this process opened. clang-sys keeps the library per thread; this is the one
+/// handle every thread shares.
+static LIBRARY: OnceLock<Mutex<Option<Arc<SharedLibrary>>>> = OnceLock::new();
+
 /// libclang, opened once per process and shared with every thread that parses.
 pub fn ensure_loaded(path: &Path) -> Result<(), String> {
-    static LIBRARY: OnceLock<Mutex<Option<Arc<SharedLibrary>>>> = OnceLock::new();
     if is_loaded() {
         return Ok(());
     }
@@ -39,8 +42,10 @@ pub fn ensure_loaded(path: &Path) -> Result<(), String> {
 /// page touched again is read back from the file unchanged, exactly as after the kernel
 /// reclaimed it under memory pressure. Mappings with any written (copy-on-write) page, such
 /// as relocated data, are left alone.
+/// Any thread may call it, not only one that parsed.
 pub fn release_clean_pages() -> usize {
-    let Some(library) = get_library() else { return 0 };
+    let opened = LIBRARY.get().and_then(|slot| slot.lock().ok().and_then(|library| library.clone()));
+    let Some(library) = opened else { return 0 };
     let Ok(file) = std::fs::canonicalize(library.path()) else { return 0 };
     let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else { return 0 };
     let mut released = 0;
