@@ -409,7 +409,7 @@ pub fn split_member(name: &str) -> Option<(&str, &str)> {
 /// looked up by the comment's text, parsed on the spot when absent.
 #[derive(Debug, Default)]
 pub struct ParsedDocs<'a> {
-    docs: std::collections::HashMap<&'a str, Doc>,
+    docs: rustc_hash::FxHashMap<&'a str, Doc>,
 }
 
 impl<'a> ParsedDocs<'a> {

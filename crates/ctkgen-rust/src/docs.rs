@@ -1,7 +1,9 @@
 //! Doc comments: the model's Doxygen rendered as Markdown, with intra-doc links only to items the
 //! generated crate defines, under the names it defines them by.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use ctkgen_ir::doc_render::{split_member, ParsedDocs};
 use ctkgen_ir::Type;
@@ -27,8 +29,8 @@ fn linkable(name: &Name) -> Option<String> {
 
 impl DocLinks {
     pub fn new(plan: &Plan) -> DocLinks {
-        let mut items = HashMap::new();
-        let mut members = HashMap::new();
+        let mut items = HashMap::default();
+        let mut members = HashMap::default();
         let mut add = |name: &str, path: Option<String>| {
             if let Some(path) = path {
                 items.insert(name.to_string(), path);

@@ -1,7 +1,7 @@
 //! Docstrings: every doc comment of the model rendered as reStructuredText, cross references
 //! pointing (as `:py:obj:`) only at names the generated `driver` module really has.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ctkgen_ir::doc_render::{split_member, ParsedDocs};
 
@@ -22,8 +22,8 @@ impl DocTargets {
     pub(super) fn new(model: &Model) -> DocTargets {
         let module = format!("{}.driver", model.package);
         let target = |name: &str| format!("{module}.{name}");
-        let mut names = HashMap::new();
-        let mut members = HashMap::new();
+        let mut names = HashMap::default();
+        let mut members = HashMap::default();
         for f in &model.functions {
             names.insert(f.name.clone(), target(&f.name));
         }
