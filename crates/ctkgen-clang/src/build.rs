@@ -9,7 +9,7 @@ use clang_sys::*;
 use ctkgen_ir as ir;
 use ir::{AlignmentSpelling, AlignmentTarget, ExplicitAlignment, LanguageMode};
 
-use crate::libclang::{Cursor, TranslationUnit, Type};
+use crate::libclang::{Cursor, SourceFile, TranslationUnit, Type};
 use crate::ParseError;
 
 /// Which file a declaration came from.
@@ -80,7 +80,8 @@ pub struct Builder<'tu> {
     driver_headers: Vec<(PathBuf, Option<String>)>,
     typedef_headers: Vec<PathBuf>,
     system_dir: PathBuf,
-    origin_cache: HashMap<String, Origin>,
+    /// Each file's origin, by clang's handle: declarations are many, files few.
+    origin_cache: HashMap<SourceFile, Origin>,
     record_names: HashMap<String, String>,
     records: BTreeMap<String, ir::Record>,
     enum_names: HashMap<String, String>,
@@ -135,11 +136,11 @@ impl<'tu> Builder<'tu> {
     }
 
     fn origin(&mut self, cursor: Cursor) -> Origin {
-        let (file, _, _) = cursor.location().spelling();
-        if let Some(origin) = self.origin_cache.get(&file) {
+        let source = cursor.location().file();
+        if let Some(origin) = self.origin_cache.get(&source) {
             return *origin;
         }
-        let path = canonical(Path::new(&file));
+        let path = canonical(Path::new(&source.name()));
         let origin = if let Some(index) = self.driver_headers.iter().position(|(p, _)| *p == path) {
             Origin::Driver(index)
         } else if self.typedef_headers.contains(&path) {
@@ -151,7 +152,7 @@ impl<'tu> Builder<'tu> {
         } else {
             Origin::Other
         };
-        self.origin_cache.insert(file, origin);
+        self.origin_cache.insert(source, origin);
         origin
     }
 

@@ -321,6 +321,22 @@ impl Drop for TranslationUnit<'_> {
     }
 }
 
+/// A file of a translation unit (or none, for built-in declarations).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SourceFile(CXFile);
+
+impl SourceFile {
+    /// The name clang gives the file; empty for none.
+    pub fn name(self) -> String {
+        // SAFETY: the handle belongs to a live TU.
+        if self.0.is_null() {
+            String::new()
+        } else {
+            take_string(unsafe { clang_getFileName(self.0) })
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub struct Location(CXSourceLocation);
 
@@ -335,6 +351,16 @@ impl Location {
             let name = if file.is_null() { String::new() } else { take_string(clang_getFileName(file)) };
             (name, line, column)
         }
+    }
+
+    /// The file of the expansion point, as a handle: one per file of the TU, so it identifies the
+    /// file without spelling its name.
+    pub fn file(self) -> SourceFile {
+        let mut file: CXFile = std::ptr::null_mut();
+        let none = std::ptr::null_mut();
+        // SAFETY: out-parameters only.
+        unsafe { clang_getExpansionLocation(self.0, &mut file, none, none, none) };
+        SourceFile(file)
     }
 
     /// `(file, offset)` when the location is written in a file as it stands, not produced by a

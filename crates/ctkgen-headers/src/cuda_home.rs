@@ -30,8 +30,13 @@ pub fn from_cuda_home(dir: &Path) -> Result<HeaderSet, HeadersError> {
 /// The value of `#define CUDA_VERSION N`, or `None` when the header has no such line.
 pub(crate) fn read_cuda_version(header: &Path) -> Result<Option<u32>, HeadersError> {
     let bytes = std::fs::read(header).map_err(|source| HeadersError::Read { path: header.to_path_buf(), source })?;
-    let text = String::from_utf8_lossy(&bytes);
-    for line in text.lines() {
+    // Line by line over the bytes: the macro sits near the top, and only lines that start a
+    // directive are worth decoding.
+    for line in bytes.split(|&b| b == b'\n') {
+        if !line.trim_ascii_start().starts_with(b"#") {
+            continue;
+        }
+        let line = String::from_utf8_lossy(line.strip_suffix(b"\r").unwrap_or(line));
         let Some(directive) = line.trim_start().strip_prefix('#') else {
             continue;
         };
