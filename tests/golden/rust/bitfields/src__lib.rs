@@ -133,19 +133,19 @@ impl Flags {
 
 const _: () = {
     assert!(
-        ::core::mem::size_of:: < Flags > () == 24,
-        "size of Flags differs from the header"
+        ::core::mem::size_of::<Flags>() == 24,
+        "size of Flags differs from the header",
     );
     assert!(
-        ::core::mem::align_of:: < Flags > () == 8,
-        "alignment of Flags differs from the header"
+        ::core::mem::align_of::<Flags>() == 8,
+        "alignment of Flags differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(Flags, _bitfield_1) == 0,
-        "offset of Flags::_bitfield_1 differs from the header"
+        "offset of Flags::_bitfield_1 differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(Flags, after) == 20,
-        "offset of Flags::after differs from the header"
+        "offset of Flags::after differs from the header",
     );
 };

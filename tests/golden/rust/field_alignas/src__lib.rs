@@ -48,19 +48,19 @@ impl ::core::default::Default for FieldAligned_st {
 
 const _: () = {
     assert!(
-        ::core::mem::size_of:: < FieldAligned_st > () == 64,
-        "size of FieldAligned_st differs from the header"
+        ::core::mem::size_of::<FieldAligned_st>() == 64,
+        "size of FieldAligned_st differs from the header",
     );
     assert!(
-        ::core::mem::align_of:: < FieldAligned_st > () == 64,
-        "alignment of FieldAligned_st differs from the header"
+        ::core::mem::align_of::<FieldAligned_st>() == 64,
+        "alignment of FieldAligned_st differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(FieldAligned_st, words) == 0,
-        "offset of FieldAligned_st::words differs from the header"
+        "offset of FieldAligned_st::words differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(FieldAligned_st, tail) == 32,
-        "offset of FieldAligned_st::tail differs from the header"
+        "offset of FieldAligned_st::tail differs from the header",
     );
 };

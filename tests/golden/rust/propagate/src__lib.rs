@@ -44,20 +44,20 @@ impl ::core::default::Default for ArrayOfDescriptors {
 
 const _: () = {
     assert!(
-        ::core::mem::size_of:: < ArrayOfDescriptors > () == 512,
-        "size of ArrayOfDescriptors differs from the header"
+        ::core::mem::size_of::<ArrayOfDescriptors>() == 512,
+        "size of ArrayOfDescriptors differs from the header",
     );
     assert!(
-        ::core::mem::align_of:: < ArrayOfDescriptors > () == 128,
-        "alignment of ArrayOfDescriptors differs from the header"
+        ::core::mem::align_of::<ArrayOfDescriptors>() == 128,
+        "alignment of ArrayOfDescriptors differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(ArrayOfDescriptors, items) == 0,
-        "offset of ArrayOfDescriptors::items differs from the header"
+        "offset of ArrayOfDescriptors::items differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(ArrayOfDescriptors, trailer) == 384,
-        "offset of ArrayOfDescriptors::trailer differs from the header"
+        "offset of ArrayOfDescriptors::trailer differs from the header",
     );
 };
 
@@ -76,16 +76,16 @@ impl ::core::default::Default for Descriptor {
 
 const _: () = {
     assert!(
-        ::core::mem::size_of:: < Descriptor > () == 128,
-        "size of Descriptor differs from the header"
+        ::core::mem::size_of::<Descriptor>() == 128,
+        "size of Descriptor differs from the header",
     );
     assert!(
-        ::core::mem::align_of:: < Descriptor > () == 128,
-        "alignment of Descriptor differs from the header"
+        ::core::mem::align_of::<Descriptor>() == 128,
+        "alignment of Descriptor differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(Descriptor, opaque) == 0,
-        "offset of Descriptor::opaque differs from the header"
+        "offset of Descriptor::opaque differs from the header",
     );
 };
 
@@ -105,20 +105,20 @@ impl ::core::default::Default for Holder {
 
 const _: () = {
     assert!(
-        ::core::mem::size_of:: < Holder > () == 256,
-        "size of Holder differs from the header"
+        ::core::mem::size_of::<Holder>() == 256,
+        "size of Holder differs from the header",
     );
     assert!(
-        ::core::mem::align_of:: < Holder > () == 128,
-        "alignment of Holder differs from the header"
+        ::core::mem::align_of::<Holder>() == 128,
+        "alignment of Holder differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(Holder, tag) == 0,
-        "offset of Holder::tag differs from the header"
+        "offset of Holder::tag differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(Holder, desc) == 128,
-        "offset of Holder::desc differs from the header"
+        "offset of Holder::desc differs from the header",
     );
 };
 
@@ -144,19 +144,19 @@ impl ::core::default::Default for MaybeDescriptor {
 
 const _: () = {
     assert!(
-        ::core::mem::size_of:: < MaybeDescriptor > () == 128,
-        "size of MaybeDescriptor differs from the header"
+        ::core::mem::size_of::<MaybeDescriptor>() == 128,
+        "size of MaybeDescriptor differs from the header",
     );
     assert!(
-        ::core::mem::align_of:: < MaybeDescriptor > () == 128,
-        "alignment of MaybeDescriptor differs from the header"
+        ::core::mem::align_of::<MaybeDescriptor>() == 128,
+        "alignment of MaybeDescriptor differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(MaybeDescriptor, desc) == 0,
-        "offset of MaybeDescriptor::desc differs from the header"
+        "offset of MaybeDescriptor::desc differs from the header",
     );
     assert!(
         ::core::mem::offset_of!(MaybeDescriptor, raw) == 0,
-        "offset of MaybeDescriptor::raw differs from the header"
+        "offset of MaybeDescriptor::raw differs from the header",
     );
 };
