@@ -315,28 +315,7 @@ pub fn read_api_observed(
 pub fn read_api_last(ws: &Workspace, headers: &HeaderSet, options: &ReadOptions) -> Result<Api, PipelineError> {
     let parse = parse_options(ws, headers, options)?;
     let readings = ctkgen_clang::read_modes(&headers.main_header, &parse)?;
-    let rss = || {
-        std::fs::read_to_string("/proc/self/status")
-            .unwrap()
-            .lines()
-            .filter(|l| l.starts_with("VmRSS") || l.starts_with("VmHWM"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    eprintln!("before {}", rss());
-    let (api, n) = rayon::join(
-        || {
-            let a = readings.into_api();
-            eprintln!("api done {}", rss());
-            a
-        },
-        || {
-            let n = release_libclang_pages();
-            eprintln!("released {n} {}", rss());
-            n
-        },
-    );
-    eprintln!("after {} {n}", rss());
+    let (api, _) = rayon::join(|| readings.into_api(), release_libclang_pages);
     Ok(api?)
 }
 
