@@ -320,9 +320,11 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
     let align = Literal::u64_unsuffixed(r.record.align);
     let size_message = format!("size of {name} differs from the header");
     let align_message = format!("alignment of {name} differs from the header");
+    // `if .. { panic!(..) }` rather than `assert!`: the printer lays out a macro's arguments token
+    // by token (`size_of:: < T > ()`), but a condition as the expression it is.
     let mut checks = vec![
-        quote!(assert!(::core::mem::size_of::<#ident>() == #size, #size_message);),
-        quote!(assert!(::core::mem::align_of::<#ident>() == #align, #align_message);),
+        quote!(if ::core::mem::size_of::<#ident>() != #size { panic!(#size_message); }),
+        quote!(if ::core::mem::align_of::<#ident>() != #align { panic!(#align_message); }),
     ];
     for m in members {
         let (field, offset) = match m {
@@ -332,7 +334,7 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
         let message =
             format!("offset of {name}::{} differs from the header", field.to_string().trim_start_matches("r#"));
         let offset = Literal::u64_unsuffixed(*offset);
-        checks.push(quote!(assert!(::core::mem::offset_of!(#ident, #field) == #offset, #message);));
+        checks.push(quote!(if ::core::mem::offset_of!(#ident, #field) != #offset { panic!(#message); }));
     }
     quote!(const _: () = { #(#checks)* };)
 }

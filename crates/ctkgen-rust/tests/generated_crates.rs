@@ -140,6 +140,33 @@ fn ctk_crates_build_pass_clippy_and_their_tests() {
     }
 }
 
+#[test]
+fn a_layout_that_differs_from_the_header_stops_the_build() {
+    let name = "fixture-layout-sys".to_string();
+    let api = support::api(128);
+    let record = api.records.iter().find(|r| r.complete && r.size > 0).expect("a complete record");
+    let dir = workspace(&[(name.clone(), api.clone())], &[]);
+    // Plant a wrong size in one compile-time check, as a header that changed under the crate would.
+    let lib = dir.path().join(&name).join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib).unwrap();
+    let check = format!("size_of::<{}>() != {} {{", record.name, record.size);
+    assert!(source.contains(&check), "no size check `{check}` in the generated crate");
+    std::fs::write(&lib, source.replace(&check, &format!("size_of::<{}>() != {} {{", record.name, record.size + 1)))
+        .unwrap();
+    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["check", "--quiet", "-p", &name])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the build passed with a wrong size for {}", record.name);
+    let message = format!("size of {} differs from the header", record.name);
+    assert!(text.contains(&message), "the build failed without `{message}`:\n{text}");
+}
+
 /// A distinct value for bitfield number `index` of `width` bits.
 fn pattern(index: usize, width: u32) -> u64 {
     let bits = 0xA5C3_5A3C_F00F_0FF0_u64.rotate_left(index as u32 * 7 + 3);

@@ -7,7 +7,6 @@ fn main() {
         Err(error) => println!("driver: {error}"),
     }
     println!(
-        "per-thread default stream: {}",
-        cuda_driver_sys::per_thread_default_stream(),
+        "per-thread default stream: {}", cuda_driver_sys::per_thread_default_stream()
     );
 }

@@ -43,22 +43,18 @@ impl ::core::default::Default for Extent {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Extent>() == 8,
-        "size of Extent differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Extent>() == 4,
-        "alignment of Extent differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Extent, width) == 0,
-        "offset of Extent::width differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Extent, height) == 4,
-        "offset of Extent::height differs from the header",
-    );
+    if ::core::mem::size_of::<Extent>() != 8 {
+        panic!("size of Extent differs from the header");
+    }
+    if ::core::mem::align_of::<Extent>() != 4 {
+        panic!("alignment of Extent differs from the header");
+    }
+    if ::core::mem::offset_of!(Extent, width) != 0 {
+        panic!("offset of Extent::width differs from the header");
+    }
+    if ::core::mem::offset_of!(Extent, height) != 4 {
+        panic!("offset of Extent::height differs from the header");
+    }
 };
 
 #[repr(C)]
@@ -78,30 +74,24 @@ impl ::core::default::Default for Resource {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Resource>() == 152,
-        "size of Resource differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Resource>() == 8,
-        "alignment of Resource differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource, kind) == 0,
-        "offset of Resource::kind differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource, res) == 8,
-        "offset of Resource::res differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource, _anon0) == 136,
-        "offset of Resource::_anon0 differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource, points) == 144,
-        "offset of Resource::points differs from the header",
-    );
+    if ::core::mem::size_of::<Resource>() != 152 {
+        panic!("size of Resource differs from the header");
+    }
+    if ::core::mem::align_of::<Resource>() != 8 {
+        panic!("alignment of Resource differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource, kind) != 0 {
+        panic!("offset of Resource::kind differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource, res) != 8 {
+        panic!("offset of Resource::res differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource, _anon0) != 136 {
+        panic!("offset of Resource::_anon0 differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource, points) != 144 {
+        panic!("offset of Resource::points differs from the header");
+    }
 };
 
 /// Anonymous union inside `Resource::_anon0`.
@@ -126,22 +116,18 @@ impl ::core::default::Default for Resource___anon0 {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Resource___anon0>() == 8,
-        "size of Resource___anon0 differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Resource___anon0>() == 8,
-        "alignment of Resource___anon0 differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource___anon0, value) == 0,
-        "offset of Resource___anon0::value differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource___anon0, value64) == 0,
-        "offset of Resource___anon0::value64 differs from the header",
-    );
+    if ::core::mem::size_of::<Resource___anon0>() != 8 {
+        panic!("size of Resource___anon0 differs from the header");
+    }
+    if ::core::mem::align_of::<Resource___anon0>() != 8 {
+        panic!("alignment of Resource___anon0 differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource___anon0, value) != 0 {
+        panic!("offset of Resource___anon0::value differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource___anon0, value64) != 0 {
+        panic!("offset of Resource___anon0::value64 differs from the header");
+    }
 };
 
 /// Anonymous struct inside `Resource::points`.
@@ -160,22 +146,18 @@ impl ::core::default::Default for Resource__points {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Resource__points>() == 4,
-        "size of Resource__points differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Resource__points>() == 2,
-        "alignment of Resource__points differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource__points, x) == 0,
-        "offset of Resource__points::x differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource__points, y) == 2,
-        "offset of Resource__points::y differs from the header",
-    );
+    if ::core::mem::size_of::<Resource__points>() != 4 {
+        panic!("size of Resource__points differs from the header");
+    }
+    if ::core::mem::align_of::<Resource__points>() != 2 {
+        panic!("alignment of Resource__points differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource__points, x) != 0 {
+        panic!("offset of Resource__points::x differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource__points, y) != 2 {
+        panic!("offset of Resource__points::y differs from the header");
+    }
 };
 
 /// Anonymous union inside `Resource::res`.
@@ -201,26 +183,21 @@ impl ::core::default::Default for Resource__res {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Resource__res>() == 128,
-        "size of Resource__res differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Resource__res>() == 8,
-        "alignment of Resource__res differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource__res, array) == 0,
-        "offset of Resource__res::array differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource__res, linear) == 0,
-        "offset of Resource__res::linear differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource__res, reserved) == 0,
-        "offset of Resource__res::reserved differs from the header",
-    );
+    if ::core::mem::size_of::<Resource__res>() != 128 {
+        panic!("size of Resource__res differs from the header");
+    }
+    if ::core::mem::align_of::<Resource__res>() != 8 {
+        panic!("alignment of Resource__res differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource__res, array) != 0 {
+        panic!("offset of Resource__res::array differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource__res, linear) != 0 {
+        panic!("offset of Resource__res::linear differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource__res, reserved) != 0 {
+        panic!("offset of Resource__res::reserved differs from the header");
+    }
 };
 
 /// Anonymous struct inside `Resource__res::array`.
@@ -238,18 +215,15 @@ impl ::core::default::Default for Resource__res__array {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Resource__res__array>() == 8,
-        "size of Resource__res__array differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Resource__res__array>() == 8,
-        "alignment of Resource__res__array differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource__res__array, handle) == 0,
-        "offset of Resource__res__array::handle differs from the header",
-    );
+    if ::core::mem::size_of::<Resource__res__array>() != 8 {
+        panic!("size of Resource__res__array differs from the header");
+    }
+    if ::core::mem::align_of::<Resource__res__array>() != 8 {
+        panic!("alignment of Resource__res__array differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource__res__array, handle) != 0 {
+        panic!("offset of Resource__res__array::handle differs from the header");
+    }
 };
 
 /// Anonymous struct inside `Resource__res::linear`.
@@ -268,20 +242,16 @@ impl ::core::default::Default for Resource__res__linear {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Resource__res__linear>() == 16,
-        "size of Resource__res__linear differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Resource__res__linear>() == 8,
-        "alignment of Resource__res__linear differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource__res__linear, ptr) == 0,
-        "offset of Resource__res__linear::ptr differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Resource__res__linear, size) == 8,
-        "offset of Resource__res__linear::size differs from the header",
-    );
+    if ::core::mem::size_of::<Resource__res__linear>() != 16 {
+        panic!("size of Resource__res__linear differs from the header");
+    }
+    if ::core::mem::align_of::<Resource__res__linear>() != 8 {
+        panic!("alignment of Resource__res__linear differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource__res__linear, ptr) != 0 {
+        panic!("offset of Resource__res__linear::ptr differs from the header");
+    }
+    if ::core::mem::offset_of!(Resource__res__linear, size) != 8 {
+        panic!("offset of Resource__res__linear::size differs from the header");
+    }
 };

@@ -132,20 +132,16 @@ impl Flags {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Flags>() == 24,
-        "size of Flags differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Flags>() == 8,
-        "alignment of Flags differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Flags, _bitfield_1) == 0,
-        "offset of Flags::_bitfield_1 differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Flags, after) == 20,
-        "offset of Flags::after differs from the header",
-    );
+    if ::core::mem::size_of::<Flags>() != 24 {
+        panic!("size of Flags differs from the header");
+    }
+    if ::core::mem::align_of::<Flags>() != 8 {
+        panic!("alignment of Flags differs from the header");
+    }
+    if ::core::mem::offset_of!(Flags, _bitfield_1) != 0 {
+        panic!("offset of Flags::_bitfield_1 differs from the header");
+    }
+    if ::core::mem::offset_of!(Flags, after) != 20 {
+        panic!("offset of Flags::after differs from the header");
+    }
 };

@@ -7,8 +7,7 @@ fn main() {
         Err(error) => println!("driver: {error}"),
     }
     println!(
-        "per-thread default stream: {}",
-        cuda_driver_sys::per_thread_default_stream(),
+        "per-thread default stream: {}", cuda_driver_sys::per_thread_default_stream()
     );
     let align = ::core::mem::align_of::<cuda_driver_sys::CAligned>();
     println!("align_of::<CAligned>() = {}", align);

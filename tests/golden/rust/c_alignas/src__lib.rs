@@ -45,24 +45,19 @@ impl ::core::default::Default for CAligned {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<CAligned>() == 64,
-        "size of CAligned differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<CAligned>() == 32,
-        "alignment of CAligned differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(CAligned, tag) == 0,
-        "offset of CAligned::tag differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(CAligned, value) == 32,
-        "offset of CAligned::value differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(CAligned, rest) == 36,
-        "offset of CAligned::rest differs from the header",
-    );
+    if ::core::mem::size_of::<CAligned>() != 64 {
+        panic!("size of CAligned differs from the header");
+    }
+    if ::core::mem::align_of::<CAligned>() != 32 {
+        panic!("alignment of CAligned differs from the header");
+    }
+    if ::core::mem::offset_of!(CAligned, tag) != 0 {
+        panic!("offset of CAligned::tag differs from the header");
+    }
+    if ::core::mem::offset_of!(CAligned, value) != 32 {
+        panic!("offset of CAligned::value differs from the header");
+    }
+    if ::core::mem::offset_of!(CAligned, rest) != 36 {
+        panic!("offset of CAligned::rest differs from the header");
+    }
 };

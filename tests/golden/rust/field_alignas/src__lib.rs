@@ -47,20 +47,16 @@ impl ::core::default::Default for FieldAligned_st {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<FieldAligned_st>() == 64,
-        "size of FieldAligned_st differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<FieldAligned_st>() == 64,
-        "alignment of FieldAligned_st differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(FieldAligned_st, words) == 0,
-        "offset of FieldAligned_st::words differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(FieldAligned_st, tail) == 32,
-        "offset of FieldAligned_st::tail differs from the header",
-    );
+    if ::core::mem::size_of::<FieldAligned_st>() != 64 {
+        panic!("size of FieldAligned_st differs from the header");
+    }
+    if ::core::mem::align_of::<FieldAligned_st>() != 64 {
+        panic!("alignment of FieldAligned_st differs from the header");
+    }
+    if ::core::mem::offset_of!(FieldAligned_st, words) != 0 {
+        panic!("offset of FieldAligned_st::words differs from the header");
+    }
+    if ::core::mem::offset_of!(FieldAligned_st, tail) != 32 {
+        panic!("offset of FieldAligned_st::tail differs from the header");
+    }
 };

@@ -57,46 +57,36 @@ impl ::core::default::Default for Batch_st {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Batch_st>() == 64,
-        "size of Batch_st differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Batch_st>() == 8,
-        "alignment of Batch_st differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Batch_st, points) == 0,
-        "offset of Batch_st::points differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Batch_st, numPoints) == 8,
-        "offset of Batch_st::numPoints differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Batch_st, streams) == 16,
-        "offset of Batch_st::streams differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Batch_st, total) == 24,
-        "offset of Batch_st::total differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Batch_st, origin) == 32,
-        "offset of Batch_st::origin differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Batch_st, userData) == 40,
-        "offset of Batch_st::userData differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Batch_st, tag) == 48,
-        "offset of Batch_st::tag differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Batch_st, label) == 56,
-        "offset of Batch_st::label differs from the header",
-    );
+    if ::core::mem::size_of::<Batch_st>() != 64 {
+        panic!("size of Batch_st differs from the header");
+    }
+    if ::core::mem::align_of::<Batch_st>() != 8 {
+        panic!("alignment of Batch_st differs from the header");
+    }
+    if ::core::mem::offset_of!(Batch_st, points) != 0 {
+        panic!("offset of Batch_st::points differs from the header");
+    }
+    if ::core::mem::offset_of!(Batch_st, numPoints) != 8 {
+        panic!("offset of Batch_st::numPoints differs from the header");
+    }
+    if ::core::mem::offset_of!(Batch_st, streams) != 16 {
+        panic!("offset of Batch_st::streams differs from the header");
+    }
+    if ::core::mem::offset_of!(Batch_st, total) != 24 {
+        panic!("offset of Batch_st::total differs from the header");
+    }
+    if ::core::mem::offset_of!(Batch_st, origin) != 32 {
+        panic!("offset of Batch_st::origin differs from the header");
+    }
+    if ::core::mem::offset_of!(Batch_st, userData) != 40 {
+        panic!("offset of Batch_st::userData differs from the header");
+    }
+    if ::core::mem::offset_of!(Batch_st, tag) != 48 {
+        panic!("offset of Batch_st::tag differs from the header");
+    }
+    if ::core::mem::offset_of!(Batch_st, label) != 56 {
+        panic!("offset of Batch_st::label differs from the header");
+    }
 };
 
 #[repr(C)]
@@ -114,22 +104,18 @@ impl ::core::default::Default for Point_st {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Point_st>() == 8,
-        "size of Point_st differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Point_st>() == 4,
-        "alignment of Point_st differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Point_st, x) == 0,
-        "offset of Point_st::x differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Point_st, y) == 4,
-        "offset of Point_st::y differs from the header",
-    );
+    if ::core::mem::size_of::<Point_st>() != 8 {
+        panic!("size of Point_st differs from the header");
+    }
+    if ::core::mem::align_of::<Point_st>() != 4 {
+        panic!("alignment of Point_st differs from the header");
+    }
+    if ::core::mem::offset_of!(Point_st, x) != 0 {
+        panic!("offset of Point_st::x differs from the header");
+    }
+    if ::core::mem::offset_of!(Point_st, y) != 4 {
+        panic!("offset of Point_st::y differs from the header");
+    }
 };
 
 /// Opaque: the header only declares it, so it is used behind pointers.

@@ -44,26 +44,21 @@ impl ::core::default::Default for Packed {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Packed>() == 13,
-        "size of Packed differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Packed>() == 1,
-        "alignment of Packed differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Packed, c) == 0,
-        "offset of Packed::c differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Packed, i) == 1,
-        "offset of Packed::i differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Packed, l) == 5,
-        "offset of Packed::l differs from the header",
-    );
+    if ::core::mem::size_of::<Packed>() != 13 {
+        panic!("size of Packed differs from the header");
+    }
+    if ::core::mem::align_of::<Packed>() != 1 {
+        panic!("alignment of Packed differs from the header");
+    }
+    if ::core::mem::offset_of!(Packed, c) != 0 {
+        panic!("offset of Packed::c differs from the header");
+    }
+    if ::core::mem::offset_of!(Packed, i) != 1 {
+        panic!("offset of Packed::i differs from the header");
+    }
+    if ::core::mem::offset_of!(Packed, l) != 5 {
+        panic!("offset of Packed::l differs from the header");
+    }
 };
 
 #[repr(C, packed(2))]
@@ -81,20 +76,16 @@ impl ::core::default::Default for PragmaPacked {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<PragmaPacked>() == 6,
-        "size of PragmaPacked differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<PragmaPacked>() == 2,
-        "alignment of PragmaPacked differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(PragmaPacked, c) == 0,
-        "offset of PragmaPacked::c differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(PragmaPacked, i) == 2,
-        "offset of PragmaPacked::i differs from the header",
-    );
+    if ::core::mem::size_of::<PragmaPacked>() != 6 {
+        panic!("size of PragmaPacked differs from the header");
+    }
+    if ::core::mem::align_of::<PragmaPacked>() != 2 {
+        panic!("alignment of PragmaPacked differs from the header");
+    }
+    if ::core::mem::offset_of!(PragmaPacked, c) != 0 {
+        panic!("offset of PragmaPacked::c differs from the header");
+    }
+    if ::core::mem::offset_of!(PragmaPacked, i) != 2 {
+        panic!("offset of PragmaPacked::i differs from the header");
+    }
 };

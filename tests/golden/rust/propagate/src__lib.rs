@@ -43,22 +43,18 @@ impl ::core::default::Default for ArrayOfDescriptors {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<ArrayOfDescriptors>() == 512,
-        "size of ArrayOfDescriptors differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<ArrayOfDescriptors>() == 128,
-        "alignment of ArrayOfDescriptors differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(ArrayOfDescriptors, items) == 0,
-        "offset of ArrayOfDescriptors::items differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(ArrayOfDescriptors, trailer) == 384,
-        "offset of ArrayOfDescriptors::trailer differs from the header",
-    );
+    if ::core::mem::size_of::<ArrayOfDescriptors>() != 512 {
+        panic!("size of ArrayOfDescriptors differs from the header");
+    }
+    if ::core::mem::align_of::<ArrayOfDescriptors>() != 128 {
+        panic!("alignment of ArrayOfDescriptors differs from the header");
+    }
+    if ::core::mem::offset_of!(ArrayOfDescriptors, items) != 0 {
+        panic!("offset of ArrayOfDescriptors::items differs from the header");
+    }
+    if ::core::mem::offset_of!(ArrayOfDescriptors, trailer) != 384 {
+        panic!("offset of ArrayOfDescriptors::trailer differs from the header");
+    }
 };
 
 #[repr(C, align(128))]
@@ -75,18 +71,15 @@ impl ::core::default::Default for Descriptor {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Descriptor>() == 128,
-        "size of Descriptor differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Descriptor>() == 128,
-        "alignment of Descriptor differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Descriptor, opaque) == 0,
-        "offset of Descriptor::opaque differs from the header",
-    );
+    if ::core::mem::size_of::<Descriptor>() != 128 {
+        panic!("size of Descriptor differs from the header");
+    }
+    if ::core::mem::align_of::<Descriptor>() != 128 {
+        panic!("alignment of Descriptor differs from the header");
+    }
+    if ::core::mem::offset_of!(Descriptor, opaque) != 0 {
+        panic!("offset of Descriptor::opaque differs from the header");
+    }
 };
 
 #[repr(C)]
@@ -104,22 +97,18 @@ impl ::core::default::Default for Holder {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<Holder>() == 256,
-        "size of Holder differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<Holder>() == 128,
-        "alignment of Holder differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Holder, tag) == 0,
-        "offset of Holder::tag differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(Holder, desc) == 128,
-        "offset of Holder::desc differs from the header",
-    );
+    if ::core::mem::size_of::<Holder>() != 256 {
+        panic!("size of Holder differs from the header");
+    }
+    if ::core::mem::align_of::<Holder>() != 128 {
+        panic!("alignment of Holder differs from the header");
+    }
+    if ::core::mem::offset_of!(Holder, tag) != 0 {
+        panic!("offset of Holder::tag differs from the header");
+    }
+    if ::core::mem::offset_of!(Holder, desc) != 128 {
+        panic!("offset of Holder::desc differs from the header");
+    }
 };
 
 #[repr(C)]
@@ -143,20 +132,16 @@ impl ::core::default::Default for MaybeDescriptor {
 }
 
 const _: () = {
-    assert!(
-        ::core::mem::size_of::<MaybeDescriptor>() == 128,
-        "size of MaybeDescriptor differs from the header",
-    );
-    assert!(
-        ::core::mem::align_of::<MaybeDescriptor>() == 128,
-        "alignment of MaybeDescriptor differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(MaybeDescriptor, desc) == 0,
-        "offset of MaybeDescriptor::desc differs from the header",
-    );
-    assert!(
-        ::core::mem::offset_of!(MaybeDescriptor, raw) == 0,
-        "offset of MaybeDescriptor::raw differs from the header",
-    );
+    if ::core::mem::size_of::<MaybeDescriptor>() != 128 {
+        panic!("size of MaybeDescriptor differs from the header");
+    }
+    if ::core::mem::align_of::<MaybeDescriptor>() != 128 {
+        panic!("alignment of MaybeDescriptor differs from the header");
+    }
+    if ::core::mem::offset_of!(MaybeDescriptor, desc) != 0 {
+        panic!("offset of MaybeDescriptor::desc differs from the header");
+    }
+    if ::core::mem::offset_of!(MaybeDescriptor, raw) != 0 {
+        panic!("offset of MaybeDescriptor::raw differs from the header");
+    }
 };

@@ -34,8 +34,7 @@ fn calls_without_a_driver_report_a_clear_error() {
     };
     println!("{error}");
     assert!(
-        error.to_string().starts_with("CUDA driver not found (libcuda.so.1: "),
-        "{error}",
+        error.to_string().starts_with("CUDA driver not found (libcuda.so.1: "), "{error}"
     );
     assert_eq!(cuda_driver_sys::function_available(""), Err(error));
 }
@@ -45,8 +44,7 @@ fn calls_without_a_driver_report_a_clear_error() {
 fn unknown_functions_are_missing() {
     if cuda_driver_sys::driver_status().is_ok() {
         assert_eq!(
-            cuda_driver_sys::function_available("noSuchFunctionInAnyDriver"),
-            Ok(false),
+            cuda_driver_sys::function_available("noSuchFunctionInAnyDriver"), Ok(false)
         );
     }
 }
