@@ -113,7 +113,9 @@ fn generate_one(
         }
     };
     // One source: nothing is parsed after it.
-    let (headers, api) = read_source_reporting(ws, source, read, !args.all, stage)?;
+    // The library's conventions are read while libclang opens.
+    let (headers, api, library) =
+        read_source_reporting(ws, source, read, !args.all, stage, || ws.library(ctkgen::DRIVER_LIBRARY))?;
     let label = ctkgen::source_label(&headers);
     let command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
@@ -127,7 +129,7 @@ fn generate_one(
         python_package: args.python_package.clone(),
         legacy_inline_layout: args.legacy_inline_layout,
         command,
-        library: ws.library(ctkgen::DRIVER_LIBRARY)?,
+        library: library?,
     };
     let emitters = match languages {
         Languages::All => "cython and rust",

@@ -41,29 +41,35 @@ pub fn diff(ws: &Workspace, args: DiffArgs) -> Result<ExitCode> {
 
 /// The headers of a source, fetched if needed, and their model.
 pub fn read_source(ws: &Workspace, source: &HeaderSource, read: &ReadOptions) -> Result<(HeaderSet, Api)> {
-    read_source_reporting(ws, source, read, false, |_| {})
+    let (headers, api, ()) = read_source_reporting(ws, source, read, false, |_| {}, || ())?;
+    Ok((headers, api))
 }
 
 /// [`read_source`], telling `stage` when parsing starts. With `last`, the process parses nothing
 /// more, and libclang's pages are handed back as soon as it is done ([`ctkgen::read_api_last`]).
-pub fn read_source_reporting(
+/// `meanwhile` runs once the headers are checked, while libclang is still opening (the longer of
+/// the two), and its result is returned beside the model.
+pub fn read_source_reporting<T>(
     ws: &Workspace,
     source: &HeaderSource,
     read: &ReadOptions,
     last: bool,
     stage: impl Fn(&str),
-) -> Result<(HeaderSet, Api)> {
+    meanwhile: impl FnOnce() -> T,
+) -> Result<(HeaderSet, Api, T)> {
     // Opening libclang and checking the cached headers take about as long as each other: side by side.
-    let headers = std::thread::scope(|scope| {
+    let (headers, extra) = std::thread::scope(|scope| {
         scope.spawn(|| ctkgen::preload_libclang(ws));
-        ctkgen::resolve_headers(ws, source)
-    })?;
+        let headers = ctkgen::resolve_headers(ws, source);
+        (headers, meanwhile())
+    });
+    let headers = headers?;
     let header = headers.main_header.file_name().unwrap_or_default().to_string_lossy();
     let modes: Vec<&str> = read.modes.iter().map(|m| m.std_flag()).collect();
     stage(&format!("parsing {header} of {} as {}", ctkgen::source_label(&headers), modes.join(" and ")));
     let api = if last { ctkgen::read_api_last(ws, &headers, read) } else { ctkgen::read_api(ws, &headers, read) }
         .with_context(|| format!("reading {}", ctkgen::source_label(&headers)))?;
-    Ok((headers, api))
+    Ok((headers, api, extra))
 }
 
 /// Writes `text` to `output`, or prints it when there is none.
