@@ -112,8 +112,8 @@ fn generate_one(
             crate::progress(line);
         }
     };
-    // One source: nothing is parsed after it.
-    // The library's conventions are read while libclang opens.
+    // With one source nothing is parsed after it (libclang's pages go at once); the library's
+    // conventions are read while libclang opens.
     let (headers, api, library) =
         read_source_reporting(ws, source, read, !args.all, stage, || ws.library(ctkgen::DRIVER_LIBRARY))?;
     let label = ctkgen::source_label(&headers);

@@ -83,9 +83,10 @@ pub fn progress(line: &str) {
 }
 
 /// glibc serves the blocks larger than mimalloc's share ([`allocator`]). Its defaults suit
-/// long-running servers: an arena per thread and large freed blocks kept for reuse. A short run that parses in two threads and emits on a pool peaks about
-/// 10% lower with three arenas (one each for the main thread and the two pool threads; fewer
-/// make them queue) and multi-megabyte blocks handed straight back. Each heap grows 16 MiB past
+/// long-running servers: an arena per thread and large freed blocks kept for reuse. A short run
+/// that parses in two threads and emits on a pool peaks about 10% lower with three arenas (one
+/// each for the main thread and the two pool threads; fewer make them queue) and multi-megabyte
+/// blocks handed straight back. Each heap grows 16 MiB past
 /// what is asked and keeps that much when it shrinks: the emitters' waves of allocations then
 /// reuse pages instead of faulting fresh ones in (4-6% less time and CPU, 1.4 MiB more peak;
 /// BENCHMARKS.md).

@@ -80,8 +80,9 @@ pub struct Builder<'tu> {
     driver_headers: Vec<(PathBuf, Option<String>)>,
     typedef_headers: Vec<PathBuf>,
     system_dir: PathBuf,
-    /// Each file's origin, by clang's handle: declarations are many, files few.
-    origin_cache: HashMap<SourceFile, Origin>,
+    /// Each file's origin and recorded header name, by clang's handle: declarations are many,
+    /// files few.
+    file_cache: HashMap<SourceFile, (Origin, Option<String>)>,
     record_names: HashMap<String, String>,
     records: BTreeMap<String, ir::Record>,
     enum_names: HashMap<String, String>,
@@ -121,7 +122,7 @@ impl<'tu> Builder<'tu> {
             driver_headers: driver_headers.iter().map(|(path, name)| (canonical(path), name.clone())).collect(),
             typedef_headers: typedef_headers.iter().map(|path| canonical(path)).collect(),
             system_dir: canonical(system_dir),
-            origin_cache: HashMap::new(),
+            file_cache: HashMap::new(),
             record_names: HashMap::new(),
             records: BTreeMap::new(),
             enum_names: HashMap::new(),
@@ -136,10 +137,27 @@ impl<'tu> Builder<'tu> {
     }
 
     fn origin(&mut self, cursor: Cursor) -> Origin {
+        self.file_of(cursor).0
+    }
+
+    /// The header the model records for a declaration: `None` for the main header and for
+    /// files that are neither a driver header nor a stand-in.
+    fn header_of(&mut self, cursor: Cursor) -> Option<String> {
+        self.file_of(cursor).1.clone()
+    }
+
+    /// The origin and recorded header name of the file a declaration is in, worked out (with the
+    /// file's canonical path) once per file by [`Builder::file_info`].
+    fn file_of(&mut self, cursor: Cursor) -> &(Origin, Option<String>) {
         let source = cursor.location().file();
-        if let Some(origin) = self.origin_cache.get(&source) {
-            return *origin;
+        if !self.file_cache.contains_key(&source) {
+            let known = self.file_info(source);
+            self.file_cache.insert(source, known);
         }
+        &self.file_cache[&source]
+    }
+
+    fn file_info(&self, source: SourceFile) -> (Origin, Option<String>) {
         let path = canonical(Path::new(&source.name()));
         let origin = if let Some(index) = self.driver_headers.iter().position(|(p, _)| *p == path) {
             Origin::Driver(index)
@@ -152,23 +170,14 @@ impl<'tu> Builder<'tu> {
         } else {
             Origin::Other
         };
-        self.origin_cache.insert(source, origin);
-        origin
-    }
-
-    /// The header the model records for a declaration: `None` for the main header and for
-    /// files that are neither a driver header nor a stand-in.
-    fn header_of(&mut self, cursor: Cursor) -> Option<String> {
-        match self.origin(cursor) {
+        let header = match origin {
             Origin::Driver(index) => self.driver_headers[index].1.clone(),
-            Origin::Interop | Origin::System => {
-                let (file, _, _) = cursor.location().spelling();
-                let path = canonical(Path::new(&file));
-                let relative = path.strip_prefix(&self.system_dir).ok()?;
-                Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
-            }
+            Origin::Interop | Origin::System => path.strip_prefix(&self.system_dir).ok().map(|relative| {
+                relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+            }),
             _ => None,
-        }
+        };
+        (origin, header)
     }
 
     fn where_(&self, cursor: Cursor) -> String {
