@@ -134,6 +134,7 @@ class Binding:
             "construct": (timed("make()", make=m.CUtensorMap), 50000),
             "member_scalar": (timed("record.gridDimX = 7; record.gridDimX", record=record), 50000),
             "member_handle": (timed("record.func = function; record.func", record=record, function=function), 50000),
+            "get_ptr": (timed("record.getPtr()", record=record), 50000),
             "htod64": (timed("copy(buf, host, 64)", copy=m.cuMemcpyHtoD, buf=self.buf, host=bytearray(64)), 1000),
         }
         for name, (fn, params) in self._launch_forms().items():
@@ -189,6 +190,25 @@ def main():
     # Only calls both sides make in the same form are compared.
     common = [c for c in ours_calls if c in theirs_calls]
     samples = {k: {c: [] for c in common} for k in ("ours", "theirs")}
+    # Lower bounds (python_floor.c): the same statements on unchecked C code with the bindings'
+    # signatures, sampled beside each pair so their ratios to cuda.bindings pair up too.
+    bound_calls = {}
+    if callfloor:
+        encode_names = ours._encode_names(ours.int_lists)
+        encode_names["encode"] = callfloor.encode_bound
+        records = {kind: getattr(callfloor, f"{kind.capitalize()}Record")() for kind in ("member", "getset", "direct")}
+        bound_calls = {
+            "encode": {"encode_bound": (timed(Binding._ENCODE, **encode_names), 5000)},
+            "member_scalar": {
+                f"member_{kind}_bound": (timed("record.gridDimX = 7; record.gridDimX", record=record), 50000)
+                for kind, record in records.items()
+            },
+            "get_ptr": {
+                f"get_ptr_{kind}_bound": (timed("record.getPtr()", record=record), 50000)
+                for kind, record in records.items()
+            },
+        }
+    samples["bounds"] = {name: [] for calls in bound_calls.values() for name in calls}
     floors = []
     python_floor = {"noop": [], "get_device": [], "encode": [], "launch": [], "launch_nogil": []}
     # What a member write + read costs in the interpreter alone: the same statement on an
@@ -211,6 +231,8 @@ def main():
                     if call.startswith("launch"):
                         (ours if side == "ours" else theirs).sync()
                     samples[side][call].append(per_call_ns(fn, n, reps=1))
+                for name, (fn, n) in bound_calls.get(call, {}).items():
+                    samples["bounds"][name].append(per_call_ns(fn, n, reps=1))
             ours.sync()
         slots_floor.append(per_call_ns(member_floor, 50000))
         harness.append(per_call_ns(empty, 50000))
@@ -228,6 +250,7 @@ def main():
     med = {
         "ours": {c: statistics.median(v) for c, v in samples["ours"].items()},
         "theirs": {c: statistics.median(v) for c, v in samples["theirs"].items()},
+        "bounds": {c: statistics.median(v) for c, v in samples["bounds"].items()},
         "floor": c_floor,
     }
     if callfloor:
@@ -264,6 +287,7 @@ def main():
         ("launch_ctypes", "cuLaunchKernel, (values, ctypes types)", "overhead", 0.5),
         ("member_scalar", "CUDA_KERNEL_NODE_PARAMS.gridDimX write + read", "time", 0.5),
         ("member_handle", "CUDA_KERNEL_NODE_PARAMS.func write + read", "time", 0.5),
+        ("get_ptr", "CUDA_KERNEL_NODE_PARAMS.getPtr() (reported only)", "time", None),
         ("htod64", "cuMemcpyHtoD 64 B (reported only)", "overhead", None),
     ]
     # Hosts of the same kind differ in speed by up to 2x: name the processor beside the figures.
@@ -311,10 +335,36 @@ def main():
                 c = floor[floor_key(call)]
                 print(f"{call}: overhead over the {label}: ctkgen {med['ours'][call] - c:.0f} ns, "
                       f"cuda.bindings {med['theirs'][call] - c:.0f} ns, ratio {r:.2f}x")
+    if bound_calls:
+        print_bounds(bound_calls, samples, med, rows)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": cpu, "medians": med, "rows": rows, "rounds": rounds, "ours_forms": ours.forms, "theirs_forms": theirs.forms},
                       f, indent=1)
+
+
+def print_bounds(bound_calls, samples, med, rows):
+    """What unchecked C code with the same Python signature reaches, against each target: a
+    target below its bound cannot be met by a binding that checks its values."""
+    print("\nlower bounds: the same statements on C code with no checks (python_floor.c), paired with cuda.bindings")
+    theirs = samples["theirs"]
+    c = med["floor"]["encode"]
+    pairs = zip(samples["bounds"]["encode_bound"], theirs["encode"])
+    overhead = statistics.median((b - c) / (t - c) for b, t in pairs)
+    to_floor = med["bounds"]["encode_bound"] / med["python_floor"]["encode"]
+    rows["encode_bound"] = {"ratio": overhead, "kind": "overhead", "target": 0.35}
+    rows["encode_bound_vs_floor"] = {"ratio": to_floor, "kind": "time", "target": 2.0}
+    print(f"cuTensorMapEncodeTiled, int lists, result tuple with a new map: {med['bounds']['encode_bound']:.0f} ns; "
+          f"overhead {overhead:.2f}x of cuda.bindings' (target for ours <= 0.35x); "
+          f"{to_floor:.2f}x the C-extension floor (target for ours <= 2x); "
+          f"ctkgen is {med['ours']['encode'] / med['bounds']['encode_bound']:.2f}x this bound")
+    for call, label, target in (("member_scalar", "gridDimX write + read", 0.5), ("get_ptr", "getPtr()", None)):
+        for name in bound_calls[call]:
+            ratio = statistics.median(b / t for b, t in zip(samples["bounds"][name], theirs[call]))
+            rows[name] = {"ratio": ratio, "kind": "time", "target": target}
+            aim = "reported only" if target is None else f"target for ours <= {target}x"
+            print(f"{label}, {name.split('_')[-2]} access: {med['bounds'][name]:.0f} ns, {ratio:.2f}x cuda.bindings' time "
+                  f"({aim}); ctkgen is {med['ours'][call] / med['bounds'][name]:.2f}x this bound")
 
 
 if __name__ == "__main__":
