@@ -35,6 +35,16 @@ def per_call_ns(timer, n, reps=7):
     return statistics.median(timer.timeit(n) * 1e9 / n for _ in range(reps))
 
 
+def paired_overhead(ours, theirs, floor):
+    """Median over back-to-back pairs of (ours - floor) / (theirs - floor)."""
+    return statistics.median((o - floor) / (t - floor) for o, t in zip(ours, theirs))
+
+
+def paired_time(ours, theirs):
+    """Median over back-to-back pairs of ours / theirs."""
+    return statistics.median(o / t for o, t in zip(ours, theirs))
+
+
 def check(result):
     err = result[0] if isinstance(result, tuple) else result
     if int(err) != 0:
@@ -267,12 +277,10 @@ def main():
         return call
 
     def overhead_ratio(call, floor=None):
-        c = (floor or med["floor"])[floor_key(call)]
-        pairs = zip(samples["ours"][call], samples["theirs"][call])
-        return statistics.median((o - c) / (t - c) for o, t in pairs)
+        return paired_overhead(samples["ours"][call], samples["theirs"][call], (floor or med["floor"])[floor_key(call)])
 
     def time_ratio(call):
-        return statistics.median(o / t for o, t in zip(samples["ours"][call], samples["theirs"][call]))
+        return paired_time(samples["ours"][call], samples["theirs"][call])
 
     # (call, label, kind of ratio, target); a kind of None is reported only.
     table = [
@@ -348,9 +356,7 @@ def print_bounds(bound_calls, samples, med, rows):
     target below its bound cannot be met by a binding that checks its values."""
     print("\nlower bounds: the same statements on C code with no checks (python_floor.c), paired with cuda.bindings")
     theirs = samples["theirs"]
-    c = med["floor"]["encode"]
-    pairs = zip(samples["bounds"]["encode_bound"], theirs["encode"])
-    overhead = statistics.median((b - c) / (t - c) for b, t in pairs)
+    overhead = paired_overhead(samples["bounds"]["encode_bound"], theirs["encode"], med["floor"]["encode"])
     to_floor = med["bounds"]["encode_bound"] / med["python_floor"]["encode"]
     rows["encode_bound"] = {"ratio": overhead, "kind": "overhead", "target": 0.35}
     rows["encode_bound_vs_floor"] = {"ratio": to_floor, "kind": "time", "target": 2.0}
@@ -360,7 +366,7 @@ def print_bounds(bound_calls, samples, med, rows):
           f"ctkgen is {med['ours']['encode'] / med['bounds']['encode_bound']:.2f}x this bound")
     for call, label, target in (("member_scalar", "gridDimX write + read", 0.5), ("get_ptr", "getPtr()", None)):
         for name in bound_calls[call]:
-            ratio = statistics.median(b / t for b, t in zip(samples["bounds"][name], theirs[call]))
+            ratio = paired_time(samples["bounds"][name], theirs[call])
             rows[name] = {"ratio": ratio, "kind": "time", "target": target}
             aim = "reported only" if target is None else f"target for ours <= {target}x"
             print(f"{label}, {name.split('_')[-2]} access: {med['bounds'][name]:.0f} ns, {ratio:.2f}x cuda.bindings' time "

@@ -206,14 +206,16 @@ static PyMemberDef member_bound_members[] = {
     {NULL},
 };
 
-static PyTypeObject MemberRecordType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "callfloor.MemberRecord",
-    .tp_basicsize = sizeof(InlineRecord),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_members = member_bound_members,
-    .tp_methods = record_methods,
-    .tp_new = PyType_GenericNew,
-};
+/* One record type of the bounds: the struct inside the object, getPtr(), and how it reaches
+   gridDimX (the designated initializers given). */
+#define BOUND_RECORD_TYPE(name, ...)                                                              \
+    {                                                                                             \
+        PyVarObject_HEAD_INIT(NULL, 0).tp_name = "callfloor." name,                              \
+        .tp_basicsize = sizeof(InlineRecord), .tp_flags = Py_TPFLAGS_DEFAULT,                     \
+        .tp_methods = record_methods, .tp_new = PyType_GenericNew, __VA_ARGS__                    \
+    }
+
+static PyTypeObject MemberRecordType = BOUND_RECORD_TYPE("MemberRecord", .tp_members = member_bound_members);
 
 /* gridDimX as a property in C, what a compiled getter and setter reduce to without checks. */
 static PyObject *get_grid_dim_x(PyObject *self, void *closure) {
@@ -232,14 +234,7 @@ static PyGetSetDef getset_bound_members[] = {
     {NULL},
 };
 
-static PyTypeObject GetsetRecordType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "callfloor.GetsetRecord",
-    .tp_basicsize = sizeof(InlineRecord),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_getset = getset_bound_members,
-    .tp_methods = record_methods,
-    .tp_new = PyType_GenericNew,
-};
+static PyTypeObject GetsetRecordType = BOUND_RECORD_TYPE("GetsetRecord", .tp_getset = getset_bound_members);
 
 /* gridDimX read and written by the type's own attribute hooks, before CPython's generic lookup:
    a name compared by pointer (interned, as the compiler interns attribute names), then the
@@ -247,7 +242,7 @@ static PyTypeObject GetsetRecordType = {
 static PyObject *grid_dim_x_name;
 
 static PyObject *direct_getattro(PyObject *self, PyObject *name) {
-    if (name == grid_dim_x_name) return PyLong_FromUnsignedLong(((InlineRecord *)self)->params.gridDimX);
+    if (name == grid_dim_x_name) return get_grid_dim_x(self, NULL);
     return PyObject_GenericGetAttr(self, name);
 }
 
@@ -256,16 +251,9 @@ static int direct_setattro(PyObject *self, PyObject *name, PyObject *value) {
     return PyObject_GenericSetAttr(self, name, value);
 }
 
-static PyTypeObject DirectRecordType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "callfloor.DirectRecord",
-    .tp_basicsize = sizeof(InlineRecord),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_getattro = direct_getattro,
-    .tp_setattro = direct_setattro,
-    .tp_getset = getset_bound_members,
-    .tp_methods = record_methods,
-    .tp_new = PyType_GenericNew,
-};
+static PyTypeObject DirectRecordType =
+    BOUND_RECORD_TYPE("DirectRecord", .tp_getattro = direct_getattro, .tp_setattro = direct_setattro,
+                      .tp_getset = getset_bound_members);
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_O, "resolve the driver functions; the argument is the global address to encode"},
@@ -288,6 +276,7 @@ PyMODINIT_FUNC PyInit_callfloor(void) {
         return NULL;
     grid_dim_x_name = PyUnicode_InternFromString("gridDimX");
     success = PyLong_FromLong(CUDA_SUCCESS);
+    if (!success) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m || PyModule_AddObjectRef(m, "MemberRecord", (PyObject *)&MemberRecordType) < 0 ||
         PyModule_AddObjectRef(m, "GetsetRecord", (PyObject *)&GetsetRecordType) < 0 ||
