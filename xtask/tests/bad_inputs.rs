@@ -115,6 +115,53 @@ fn header_hash_mismatch_keeps_the_good_cache() {
     assert_eq!(std::fs::read(&cuda_h).unwrap(), good, "the verified header is untouched");
 }
 
+/// A package name that `import NAME.driver` cannot spell is refused, saying what a valid one
+/// is, before any header is read; nothing is written.
+#[test]
+fn invalid_python_package_names_say_what_is_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let header = root().join("tests/headers/packed.h").display().to_string();
+    for name in ["my-pkg", "9lives", "my.pkg", "class", ""] {
+        let args = ["generate", "--header", &header, "--python-package", name, "--out", out.to_str().unwrap()];
+        let line = fails(&args, &[], &format!("`{name}`"));
+        assert_eq!(
+            line,
+            format!(
+                "error: invalid python package name `{name}`: it must be a Python identifier (ASCII letters, \
+                 digits and underscores, not starting with a digit, not a keyword), e.g. `my_cuda`"
+            )
+        );
+    }
+    assert!(walk(tmp.path()).is_empty() && !out.exists(), "nothing written");
+}
+
+/// An output folder under a file, or a file as the output folder, is one line naming both paths
+/// and what to do; the file is untouched and nothing is written beside it.
+#[test]
+fn output_under_a_file_says_which_file_and_what_to_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("somefile");
+    std::fs::write(&file, "a file\n").unwrap();
+    let header = root().join("tests/headers/packed.h").display().to_string();
+    let out = file.join("x");
+    let line = fails(&["generate", "--header", &header, "--out", out.to_str().unwrap()], &[], "somefile");
+    let expected = format!(
+        "error: cannot create output folder {}: {} is a file, not a folder; choose another --out",
+        out.display(),
+        file.display()
+    );
+    assert_eq!(line, expected);
+    let line = fails(&["generate", "--header", &header, "--out", file.to_str().unwrap()], &[], "somefile");
+    let expected = format!(
+        "error: cannot use {} as the output folder: it exists and is not a folder; choose another --out",
+        file.display()
+    );
+    assert_eq!(line, expected);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file\n");
+    assert_eq!(walk(tmp.path()), vec![file], "nothing written");
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {

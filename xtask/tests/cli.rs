@@ -23,6 +23,11 @@ fn help_names_the_program_and_explains_the_options() {
     assert!(option("--ctk <CTK>").contains("newest patch") && option("--ctk <CTK>").contains("exactly"), "{help}");
     assert!(option("--lang <LANG>").contains("Cython package"), "{help}");
     assert!(option("--check").contains("other files in the folder are listed"), "{help}");
+    let out = option("--out <DIR>");
+    for says in ["DIR/python/", "DIR/rust/", "DIR/<release>/", "target/ctkgen/13.1.2/ for --ctk 13.1"] {
+        assert!(out.contains(says), "--out does not say {says}: {help}");
+    }
+    assert!(option("--python-package <NAME>").contains("Python identifier"), "{help}");
 }
 
 #[test]

@@ -242,17 +242,20 @@ fn committed_abi_summaries_are_fresh() {
 }
 
 /// What a release pipeline publishes: `cargo package` of the generated crate succeeds (licence,
-/// description, readme and repository set; the build from the packaged sources passes), and its
-/// version carries the CTK as build metadata.
+/// description and readme set; no repository, as none is known; the build from the packaged
+/// sources passes), and its version carries the CTK as build metadata. The README's Rust example
+/// then builds, as written, in a crate of its own that depends on this one as the README says.
 #[test]
 fn generated_crate_packages_for_release() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     ok(&root(), &["generate", "--ctk", "13.1", "--lang", "rust", "--out", out.to_str().unwrap()]);
     let manifest = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap();
-    for field in ["license = ", "description = ", "readme = \"README.md\"", "repository = "] {
+    for field in ["license = ", "description = ", "readme = \"README.md\""] {
         assert!(manifest.contains(field), "Cargo.toml lacks {field}:\n{manifest}");
     }
+    // The workspace sets no repository, so the generated crate states none.
+    assert!(!manifest.contains("repository"), "a repository nothing establishes:\n{manifest}");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let packaged = Command::new(&cargo)
         .args(["package", "--quiet", "--manifest-path"])
@@ -263,27 +266,49 @@ fn generated_crate_packages_for_release() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&packaged.stderr);
     assert!(packaged.status.success(), "cargo package failed:\n{stderr}");
-    assert!(!stderr.contains("warning: manifest has no"), "metadata missing:\n{stderr}");
+    // Cargo asks for one of documentation, homepage or repository; none is known. Anything else
+    // missing (a description, a licence) is a failure.
+    let missing: Vec<&str> = stderr.lines().filter(|l| l.contains("warning: manifest has no")).collect();
+    assert!(
+        missing.iter().all(|l| l.contains("manifest has no documentation, homepage or repository")),
+        "metadata missing:\n{stderr}"
+    );
     let crates: Vec<String> = std::fs::read_dir(tmp.path().join("target/package"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".crate"))
         .collect();
-    assert!(
-        crates.iter().any(|n| n.starts_with("cuda-driver-sys-0.1.0+ctk.13.1.")),
-        "the version names the CTK: {crates:?}"
-    );
+    let release = crates
+        .iter()
+        .find_map(|n| n.strip_prefix("cuda-driver-sys-0.1.0+ctk.")?.strip_suffix(".crate"))
+        .unwrap_or_else(|| panic!("the version names the CTK: {crates:?}"));
+    assert!(release.starts_with("13.1."), "{release}");
 
-    // The README's Rust example compiles against this crate as written.
+    // The README's Rust example, verbatim: its `[dependencies]` in a crate of its own, whose
+    // relative path is made to lead to this output, and its program as that crate's main.rs.
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let usage = readme.split("## Using the output").nth(1).and_then(|s| s.split("\n## ").next()).unwrap();
-    let snippet = usage.split("```rust\n").nth(1).and_then(|s| s.split("```").next()).expect("a rust example");
-    let body: String = snippet.lines().filter(|l| !l.starts_with("use ")).map(|l| format!("    {l}\n")).collect();
-    let uses: String = snippet.lines().filter(|l| l.starts_with("use ")).map(|l| format!("{l}\n")).collect();
-    std::fs::write(out.join("rust/examples/readme.rs"), format!("{uses}\nfn main() {{\n{body}}}\n")).unwrap();
+    let block = |lang: &str| {
+        usage.split(&format!("```{lang}\n")).nth(1).and_then(|s| s.split("```").next()).expect(lang).to_string()
+    };
+    let (dependencies, program) = (block("toml"), block("rust"));
+    let path = dependencies
+        .split("path = \"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("the README depends on the crate by path");
+    assert!(path.ends_with(&format!("/{release}/rust")), "the README's path names {release}: {path}");
+    let user = tmp.path().join("user/my-crate");
+    let linked = user.join(path);
+    std::fs::create_dir_all(user.join("src")).unwrap();
+    std::fs::create_dir_all(linked.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(out.join("rust"), &linked).unwrap();
+    let package = "[package]\nname = \"readme-example\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n";
+    std::fs::write(user.join("Cargo.toml"), format!("{package}{dependencies}")).unwrap();
+    std::fs::write(user.join("src/main.rs"), program).unwrap();
     let built = Command::new(&cargo)
-        .args(["build", "--quiet", "--example", "readme", "--manifest-path"])
-        .arg(out.join("rust/Cargo.toml"))
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(user.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(tmp.path().join("target"))
         .output()

@@ -42,9 +42,11 @@ pub struct RustOptions {
     pub crate_version: String,
     /// The command line written into the first line of every generated file.
     pub command: String,
-    /// The package's licence expression and source repository (the generator's own, by default).
+    /// The package's licence expression (the generator's own, by default).
     pub license: String,
-    pub repository: String,
+    /// The package's source repository: the generator's own when its workspace sets one (`None`
+    /// leaves the field out, rather than state what is not known).
+    pub repository: Option<String>,
 }
 
 impl Default for RustOptions {
@@ -54,7 +56,7 @@ impl Default for RustOptions {
             crate_version: "0.1.0".into(),
             command: "cargo xtask generate --lang rust".into(),
             license: env!("CARGO_PKG_LICENSE").into(),
-            repository: env!("CARGO_PKG_REPOSITORY").into(),
+            repository: Some(env!("CARGO_PKG_REPOSITORY")).filter(|r| !r.is_empty()).map(Into::into),
         }
     }
 }

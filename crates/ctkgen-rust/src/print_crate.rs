@@ -232,13 +232,16 @@ fn cargo_toml(plan: &Plan) -> String {
         provenance_line(plan).replace('`', "")
     );
     format!(
-        "{header}[package]\nname = {name}\nversion = {version}\nedition = \"2021\"\nrust-version = \"{RUST_VERSION}\"\ndescription = {description}\nlicense = {license}\nrepository = {repository}\nreadme = \"README.md\"\n\n[lib]\n# Doc comments are prose from the header, not Rust examples.\ndoctest = false\n\n[dependencies]\nlibloading = \"{LIBLOADING_VERSION}\"\n",
+        "{header}[package]\nname = {name}\nversion = {version}\nedition = \"2021\"\nrust-version = \"{RUST_VERSION}\"\ndescription = {description}\nlicense = {license}\n{repository}readme = \"README.md\"\n\n[lib]\n# Doc comments are prose from the header, not Rust examples.\ndoctest = false\n\n[dependencies]\nlibloading = \"{LIBLOADING_VERSION}\"\n",
         header = header_line(plan, "#"),
         name = toml_string(&plan.options.crate_name),
         version = toml_string(&plan.options.crate_version),
         description = toml_string(&description),
         license = toml_string(&plan.options.license),
-        repository = toml_string(&plan.options.repository),
+        repository = match &plan.options.repository {
+            Some(url) => format!("repository = {}\n", toml_string(url)),
+            None => String::new(),
+        },
     )
 }
 

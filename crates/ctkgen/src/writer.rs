@@ -190,11 +190,28 @@ fn holds(path: &Path, len: u64, contents: &str) -> Result<bool, PipelineError> {
     }
 }
 
-/// Compares `files` with the tree at `dir` without touching it.
-pub fn check_tree(dir: &Path, files: &[OutputFile], ownership: Ownership) -> Result<Staleness, PipelineError> {
+/// Refuses an output folder that cannot be one: a path that exists and is not a folder, or one
+/// whose nearest existing ancestor is a file. Touches nothing.
+pub fn check_output_folder(dir: &Path) -> Result<(), PipelineError> {
     if dir.exists() && !dir.is_dir() {
         return Err(PipelineError::OutputNotFolder { path: dir.to_path_buf() });
     }
+    for ancestor in dir.ancestors().skip(1).filter(|a| !a.as_os_str().is_empty()) {
+        match fs::metadata(ancestor) {
+            Ok(metadata) if metadata.is_dir() => break,
+            Ok(_) => {
+                return Err(PipelineError::OutputUnderFile { path: dir.to_path_buf(), file: ancestor.to_path_buf() })
+            }
+            // Missing (or unreadable): the nearer ancestors decide, or creating it reports why.
+            Err(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Compares `files` with the tree at `dir` without touching it.
+pub fn check_tree(dir: &Path, files: &[OutputFile], ownership: Ownership) -> Result<Staleness, PipelineError> {
+    check_output_folder(dir)?;
     let manifest = manifest(files, ownership);
     let files = with_manifest(files, &manifest);
     let mut existing = list_tree(dir)?;
@@ -241,9 +258,7 @@ pub fn write_file(path: &Path, contents: &str) -> Result<(), PipelineError> {
 /// Makes `dir` hold `files` (and, by `ownership`, nothing else or also the files it keeps),
 /// atomically, rewriting only files whose bytes changed.
 pub fn write_tree(dir: &Path, files: &[OutputFile], ownership: Ownership) -> Result<WriteSummary, PipelineError> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(PipelineError::OutputNotFolder { path: dir.to_path_buf() });
-    }
+    check_output_folder(dir)?;
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -475,6 +490,24 @@ mod tests {
         let err = write_tree(&out, &[file("a.txt", "a")], Ownership::Whole).unwrap_err();
         assert!(err.to_string().contains("is not a folder"), "{err}");
         assert_eq!(fs::read_to_string(&out).unwrap(), "not a folder");
+    }
+
+    #[test]
+    fn output_under_a_file_is_refused_naming_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let blocker = tmp.path().join("blocker");
+        fs::write(&blocker, "not a folder").unwrap();
+        let out = blocker.join("deeper/out");
+        let err = write_tree(&out, &[file("a.txt", "a")], Ownership::Whole).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("cannot create output folder {}: {} is a file, not a folder", out.display(), blocker.display())
+        );
+        assert!(check_tree(&out, &[file("a.txt", "a")], Ownership::Whole).is_err());
+        assert_eq!(fs::read_to_string(&blocker).unwrap(), "not a folder");
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1, "nothing written beside the file");
+        // A missing folder under an existing one is fine, however deep.
+        assert!(check_output_folder(&tmp.path().join("a/b/c")).is_ok());
     }
 
     const MANIFESTED: Ownership<'static> = Ownership::Manifest { command: "test" };
