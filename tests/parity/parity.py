@@ -26,8 +26,15 @@ EXCEPTIONS = os.path.join(HERE, "exceptions.toml")
 
 # ---- surfaces -------------------------------------------------------------------------------
 # A surface is {"enums": {name: [member, ...]}, "classes": [name], "members": {class: [data
-# attribute, ...]}, "functions": {name: [param] or None when the module does not expose them},
+# attribute, ...]}, "functions": {name: [param, or param=default] or None when the module does not
+# expose them},
 # "constants": [name]}.
+
+
+def param_text(name, default):
+    """A parameter as a signature spells it: `name`, or `name=default` (the default's repr), so
+    the comparison sees defaults as well as names and order."""
+    return name if default is None else f"{name}={default}"
 
 
 def module_surface(module):
@@ -53,7 +60,8 @@ def module_surface(module):
                 out["members"][name] = class_members(obj, package)
         elif callable(obj):
             try:
-                params = [p.name for p in inspect.signature(obj).parameters.values()]
+                params = [param_text(p.name, None if p.default is p.empty else repr(p.default))
+                          for p in inspect.signature(obj).parameters.values()]
             except (TypeError, ValueError):
                 params = None
             out["functions"][name] = params
@@ -95,7 +103,12 @@ def stub_surface(path):
                 out["members"][node.name] = sorted(m for m in members if not m.startswith("_"))
         elif isinstance(node, ast.FunctionDef):
             a = node.args
-            out["functions"][node.name] = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+            positional = a.posonlyargs + a.args
+            defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)
+            out["functions"][node.name] = [
+                param_text(p.arg, None if d is None else repr(ast.literal_eval(d)))
+                for p, d in zip(positional + a.kwonlyargs, defaults)
+            ]
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             if not node.target.id.startswith("_"):
                 out["constants"].append(node.target.id)

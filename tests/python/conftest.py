@@ -41,11 +41,13 @@ def include_dir(ctk):
     return found[-1]
 
 
-def emit(ctk, out, legacy=False):
+def emit(ctk, out, legacy=False, strict_integers=False):
     """Generates the Cython package of `ctk` (with its headers) into `out`; returns its folder."""
     args = ["generate", "--ctk", ctk, "--lang", "cython", "--out", out]
     if legacy:
         args.append("--legacy-inline-layout")
+    if strict_integers:
+        args.append("--strict-integers")
     xtask(*args)
     return os.path.join(out, "python")
 
@@ -76,13 +78,14 @@ def tree_digest(root):
     return digest.hexdigest()[:16]
 
 
-def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None):
+def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None, strict_integers=False):
     """Generates and builds; returns the directory to put on sys.path."""
     # One staging folder per process: sessions sharing the cache never emit into each other's.
-    staging = os.path.join(CACHE, "cython-tests", f"src-{ctk}-{'legacy' if legacy else 'aligned'}-{os.getpid()}")
+    variant = f"{'legacy' if legacy else 'aligned'}{'-strict' if strict_integers else ''}"
+    staging = os.path.join(CACHE, "cython-tests", f"src-{ctk}-{variant}-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        src = emit(ctk, staging, legacy)
+        src = emit(ctk, staging, legacy, strict_integers)
         key = hashlib.sha256(f"{tree_digest(src)}|{cflags}|{modules}|{cuda_home}".encode()).hexdigest()[:16]
         target = os.path.join(CACHE, "cython-builds", key)
         if os.path.exists(os.path.join(target, ".built")):

@@ -5,10 +5,12 @@ its register arguments).
 
     python sweep.py IR_JSON PACKAGE [FAKE_LIBCUDA]
 
-Values tried on an integer path: both bounds of its C type, one beyond each, a float, a str,
+Values tried on an integer path: both bounds of its C type, one beyond each, floats, a str,
 bytes, None and an object of another class. Each must read back equal (or reach the driver
 equal), or raise the right exception (OverflowError out of range, TypeError for a wrong type)
-with the storage unchanged. Types come from the IR, not from the package, so the sweep is an
+with the storage unchanged. A float converts as int() converts it (ValueError for NaN); a package
+generated with `--strict-integers` refuses a float that is not integral instead: say which with
+CTKGEN_SWEEP_STRICT_INTEGERS=1, and the sweep checks the package was built that way. Types come from the IR, not from the package, so the sweep is an
 independent oracle. Prints one JSON line: counts (paths, values) and the failures."""
 import ctypes
 import importlib
@@ -49,6 +51,7 @@ class Sweep:
                 except ImportError:
                     pass  # not built (a partial sanitizer build)
         self.registry = self.base._class_registry
+        self.strict = os.environ.get("CTKGEN_SWEEP_STRICT_INTEGERS") == "1"
         self.fake = fake
         self.paths = {}
         self.values = {}
@@ -149,12 +152,25 @@ class Sweep:
         self.note(path_kind, path, value, None if expect(got) else f"reads back {got!r}")
 
     # -- value sets ----------------------------------------------------------------------------
+    def float_values(self, lo, hi):
+        """Floats on an integer path whose C range is lo..hi, with what each must give."""
+        same = lambda v: (lambda got: as_int(got) == v)  # noqa: E731
+        fits = lambda v: same(v) if lo <= v <= hi else OverflowError  # noqa: E731
+        if self.strict:
+            return [(1.5, TypeError), (float("nan"), TypeError), (float("inf"), TypeError), (2.0, fits(2))]
+        return [(1.5, fits(1)), (-1.5, fits(-1)), (float("nan"), ValueError), (float("inf"), OverflowError),
+                (2.0, fits(2))]
+
+    def float_in_list(self, lo, hi):
+        """What a list holding 1.5 among in-range ints gives: the element 1, or (strict) TypeError."""
+        return TypeError if self.strict or hi < 1 else None
+
     def int_values(self, bits, signed, none_is_zero=False):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
         same = lambda v: (lambda got: as_int(got) == v)  # noqa: E731
         return [(lo, same(lo)), (hi, same(hi)), (lo - 1, OverflowError), (hi + 1, OverflowError),
-                (1.5, TypeError), ("7", TypeError), (b"7", TypeError), (None, same(0) if none_is_zero else TypeError),
-                (self.foreign, TypeError)]
+                *self.float_values(lo, hi), ("7", TypeError), (b"7", TypeError),
+                (None, same(0) if none_is_zero else TypeError), (self.foreign, TypeError)]
 
     def has_scalar_class(self, ty):
         """Whether a member of type `ty` holds a scalar wrapper class (`CUdeviceptr`,
@@ -169,8 +185,9 @@ class Sweep:
     def handle_values(self, none_ok):
         same = lambda v: (lambda got: as_int(got) == v)  # noqa: E731
         top = (1 << POINTER_BITS) - 1
-        return [(0, same(0)), (top, same(top)), (-1, OverflowError), (top + 1, OverflowError), (1.5, TypeError),
-                ("7", TypeError), (b"7", TypeError), (None, same(0) if none_ok else TypeError), (self.foreign, TypeError)]
+        return [(0, same(0)), (top, same(top)), (-1, OverflowError), (top + 1, OverflowError),
+                *self.float_values(0, top), ("7", TypeError), (b"7", TypeError), (None, same(0) if none_ok else TypeError),
+                (self.foreign, TypeError)]
 
     def member_values(self, kind, cls, member, none_is_zero=False):
         same = lambda v: (lambda got: got == v)  # noqa: E731
@@ -194,7 +211,8 @@ class Sweep:
                     ("7", same(b"7" + pad) if text else TypeError),
                     # A list of byte values: 0 to 255, and the negative ones for signed characters.
                     ([low, 255] + [0] * (n - 2), same(bytes([low & 0xFF, 255]) + b"\x00" * (n - 2))),
-                    ([256], OverflowError), ([low - 1], OverflowError), ([1.5], TypeError), ([0] * (n + 1), ValueError)]
+                    ([256], OverflowError), ([low - 1], OverflowError), ([0] * (n + 1), ValueError),
+                    ([1.5], self.float_in_list(low, 255) or same(b"\x01" + pad))]
         if kind[0] == "list":
             return self.list_values(kind[1], cls, member)
         if kind[0] == "record":
@@ -215,7 +233,8 @@ class Sweep:
                 out += [([lo] * n, lambda got, v=lo: [as_int(g) for g in got] == [v] * n),
                         ([hi] * n, lambda got, v=hi: [as_int(g) for g in got] == [v] * n),
                         ([hi] * (n - 1) + [hi + 1], OverflowError), ([lo] * (n - 1) + [lo - 1], OverflowError),
-                        ([1.5] * n, TypeError), (["7"] * n, TypeError), ([None] * n, TypeError)]
+                        ([1.5] * n, self.float_in_list(lo, hi) or (lambda got: [as_int(g) for g in got] == [1] * n)),
+                        (["7"] * n, TypeError), ([None] * n, TypeError)]
             elif element[0] == "handle":
                 top = (1 << POINTER_BITS) - 1
                 out += [([top] * n, lambda got, v=top: [as_int(g) for g in got] == [v] * n),
@@ -245,7 +264,8 @@ class Sweep:
             bits, signed = element[1], element[2]
             lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
             out += [([lo, hi, lo], lambda got, v=[lo, hi, lo]: [as_int(g) for g in got] == v),
-                    ([lo, hi + 1], OverflowError), ([lo - 1], OverflowError), ([lo, 1.5], TypeError),
+                    ([lo, hi + 1], OverflowError), ([lo - 1], OverflowError),
+                    ([lo, 1.5], self.float_in_list(lo, hi) or (lambda got, v=[lo, 1]: [as_int(g) for g in got] == v)),
                     ([None], TypeError), ([self.foreign], TypeError)]
         elif element[0] == "handle":
             top = (1 << POINTER_BITS) - 1
@@ -299,6 +319,11 @@ class Sweep:
                     obj = cls()
                     # A recognisable pattern, so an unchanged storage is not merely zeros.
                     ctypes.memset(obj.getPtr(), 0xA5, size)
+                    if kind[0] == "list":
+                        # A list member starts empty (NULL and a count of 0): with no array, the
+                        # getter reads its count's worth of zero elements, and the pattern's count
+                        # would be billions.
+                        setattr(obj, member, [])
                     self.attempt("member", f"{name}.{member}", value, lambda v: setattr(obj, member, v),
                                  lambda: getattr(obj, member), lambda: ctypes.string_at(obj.getPtr(), size), expect)
 
@@ -446,6 +471,9 @@ def main():
     with open(ir_path) as f:
         ir = json.load(f)
     sweep = Sweep(ir, package, fake)
+    if sweep.strict != sweep.base._STRICT_INTEGERS:
+        sys.exit(f"the package was generated with strict integers {sweep.base._STRICT_INTEGERS}, "
+                 f"the sweep was asked for {sweep.strict}")
     sweep.sweep_constructors()
     sweep.sweep_members()
     sweep.sweep_functions()

@@ -72,6 +72,34 @@ def test_lifecycle_stress_is_clean_under_asan_and_ubsan(asan_package):
     assert int(views.split(": ")[1]) > 100, views
 
 
+def modules_defining(ctk, functions):
+    """The function modules of the package for `ctk` that define `functions`."""
+    with tempfile.TemporaryDirectory() as scratch:
+        package = emit(ctk, scratch)
+        found = set()
+        for path in glob.glob(os.path.join(package, "ctkgen_cuda", "_functions_*.pyx")):
+            text = open(path, encoding="utf-8").read()
+            if any(f"\ndef {name}(" in text for name in functions):
+                found.add(os.path.basename(path)[:-4])
+        return sorted(found)
+
+
+def test_shared_and_returned_arrays_are_clean_under_asan(ctk13, fake_libcuda, monkeypatch):
+    """A wrapper over another record's storage releases the array it set there (the shared
+    member becomes NULL); records returned in lists own their storage. Seen failing before the
+    fix: the shared member still pointed at the freed array."""
+    functions = modules_defining(ctk13, ["cuGraphGetEdges", "cuGraphNodeGetDependencies", "cuInit"])
+    records = record_modules(ctk13)
+    path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_types", *records, "cydriver", *functions])
+    monkeypatch.setenv("CTKGEN_LIBCUDA", fake_libcuda)
+    result = sanitized([os.path.join(HERE, "asan_shared_arrays.py"), "ctkgen_cuda", "_types", *records, *functions],
+                       path, timeout=900)
+    report = result.stdout[-2000:] + result.stderr[-6000:]
+    assert result.returncode == 0, report
+    assert "ERROR: AddressSanitizer" not in result.stderr and "runtime error" not in result.stderr, report
+    assert "shared arrays clean" in result.stdout, report
+
+
 # A two-class imitation of the generated record classes, with the defect the stress hunts for:
 # a nested view that does not keep its parent alive. OWNER_LINE decides whether it does.
 RECORDS = r"""

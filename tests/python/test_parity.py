@@ -128,3 +128,27 @@ def test_judge_reports_unlisted_and_stale():
     assert unlisted == {"1.0": {"K": "missing constant"}}
     limited = {"K": ("other CTK only", ["2.0"])}
     assert parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, limited, complete=True)[0] == unlisted
+
+
+def test_a_missing_default_is_a_difference():
+    """Defaults are part of a signature: `f(x, n)` where cuda.bindings has `f(x, n=0)` breaks
+    `f(x)`, the size query programs write."""
+    official = surface(functions={"query": ["graph", "count=0"]})
+    assert parity.compare(official, surface(functions={"query": ["graph", "count"]}))[0] == {
+        "query()": "official (graph, count=0), ours (graph, count)"}
+    assert parity.compare(official, surface(functions={"query": ["graph", "count=0"]}))[0] == {}
+
+
+def test_stub_and_module_spell_defaults_alike(tmp_path):
+    """The stub's `count=0` and an imported function's default read as the same text."""
+    stub = tmp_path / "driver.pyi"
+    stub.write_text("def query(graph, count=0, *, flags=None) -> tuple[int]: ...\n")
+    module = tmp_path / "toy_defaults.py"
+    module.write_text("def query(graph, count=0, *, flags=None):\n    pass\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import toy_defaults
+        imported = parity.module_surface(toy_defaults)["functions"]
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert parity.stub_surface(str(stub))["functions"] == imported == {"query": ["graph", "count=0", "flags=None"]}

@@ -25,17 +25,37 @@ def report(ctk, label, out):
     assert not out["failures"], f"{len(out['failures'])} failures, first ones:\n{shown}"
 
 
-def test_every_value_path_checks_before_it_writes(package, fake_libcuda, capsys):
-    ctk, path = package
+def run_sweep(ctk, path, fake_libcuda, strict_integers=False):
+    env = {"CTKGEN_LIBCUDA": fake_libcuda, "CTKGEN_SWEEP_STRICT_INTEGERS": "1" if strict_integers else "0"}
     result = python(path, f"import runpy, sys; sys.argv = {[SWEEP, ir_json(ctk), 'ctkgen_cuda', fake_libcuda]!r}; "
-                          "runpy.run_path(sys.argv[0], run_name='__main__')", {"CTKGEN_LIBCUDA": fake_libcuda})
+                          "runpy.run_path(sys.argv[0], run_name='__main__')", env)
     assert result.returncode == 0, result.stderr[-4000:]
     assert "runtime error" not in result.stderr, result.stderr[-4000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     for kind in ("constructor", "member", "argument"):
         assert out["paths"].get(kind, 0) > 0, out["paths"]
+    return out
+
+
+def test_every_value_path_checks_before_it_writes(package, fake_libcuda, capsys):
+    ctk, path = package
+    out = run_sweep(ctk, path, fake_libcuda)
     with capsys.disabled():  # the counts belong in the run's output
         report(ctk, "ubsan", out)
+
+
+def test_strict_integers_refuse_what_truncation_would_change(ctk13, fake_libcuda, capsys):
+    """The same sweep on a package generated with `--strict-integers`: a float that is not
+    integral is a TypeError on every integer path; 2.0 is 2. The sweep refuses to run against a
+    package built the other way, so each mode is checked against its own expectations."""
+    path = build(ctk13, strict_integers=True)
+    out = run_sweep(ctk13, path, fake_libcuda, strict_integers=True)
+    with capsys.disabled():
+        report(ctk13, "ubsan strict-integers", out)
+    default = build(ctk13)
+    mixed = python(default, f"import runpy, sys; sys.argv = {[SWEEP, ir_json(ctk13), 'ctkgen_cuda']!r}; "
+                            "runpy.run_path(sys.argv[0], run_name='__main__')", {"CTKGEN_SWEEP_STRICT_INTEGERS": "1"})
+    assert mixed.returncode != 0 and "strict integers False" in mixed.stderr, mixed.stderr[-2000:]
 
 
 def test_the_sweep_is_clean_under_asan_and_ubsan(ctk13, fake_libcuda, monkeypatch, capsys):

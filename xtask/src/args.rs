@@ -99,22 +99,29 @@ pub struct GenerateArgs {
     /// Every CTK in the catalogue (newest patch of each minor), in parallel.
     #[arg(long)]
     pub all: bool,
-    /// Any header file.
-    #[arg(long)]
+    /// Any header file; the default output folder is named after its stem (`cuda.h`:
+    /// target/ctkgen/cuda/).
+    #[arg(long, value_name = "FILE")]
     pub header: Option<PathBuf>,
-    /// An installed toolkit.
-    #[arg(long)]
+    /// An installed toolkit: DIR/include/cuda.h and the driver's other headers found there (also
+    /// read from CUDA_HOME when no other source is given). The default output folder is named
+    /// after the release in DIR/version.json (target/ctkgen/12.8.1/), else target/ctkgen/cuda/.
+    #[arg(long, value_name = "DIR")]
     pub cuda_home: Option<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
-    /// Output folder (with --all: the parent of one folder per CTK). Default: target/ctkgen/.
-    #[arg(long)]
+    /// Output folder: the Cython package goes to DIR/python/, the Rust crate to DIR/rust/; with
+    /// --all, to DIR/<release>/python/ and DIR/<release>/rust/, one folder per CTK. Default: the
+    /// repository's target/ctkgen/<release>/ (target/ctkgen/13.1.2/ for --ctk 13.1, one such
+    /// folder per CTK for --all; --header and --cuda-home name theirs above).
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Which bindings to write: the Cython package (python/), the Rust -sys crate (rust/), or both.
     #[arg(long, value_enum, default_value = "all")]
     pub lang: Lang,
-    /// Name of the generated Python package.
-    #[arg(long, default_value = "ctkgen_cuda")]
+    /// Import name of the generated Python package: a Python identifier of ASCII letters, digits
+    /// and underscores, not starting with a digit and not a keyword (e.g. my_cuda).
+    #[arg(long, value_name = "NAME", default_value = "ctkgen_cuda")]
     pub python_package: String,
     /// Compare with the existing output instead of writing; exit 1 when a generated file differs,
     /// is missing or is no longer generated (other files in the folder are listed, not judged).
@@ -127,6 +134,11 @@ pub struct GenerateArgs {
     /// the negative-control tests: the result is knowingly broken.
     #[arg(long, hide = true)]
     pub legacy_inline_layout: bool,
+    /// Python integer paths (arguments, members, constructors, list items) refuse a float whose
+    /// value is not integral with TypeError. By default a float converts as int() converts it,
+    /// toward zero, then is range-checked, as cuda.bindings does.
+    #[arg(long)]
+    pub strict_integers: bool,
 }
 
 #[derive(Subcommand)]

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use ctkgen::{HeaderSource, Languages, Ownership, ReadOptions, Workspace};
 
 use crate::args::{GenerateArgs, Lang};
@@ -16,6 +16,13 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
         Lang::All => Languages::All,
     };
     let read = args.read.options()?;
+    // Refused before any header is read, which takes seconds.
+    if languages.cython() {
+        ctkgen::check_python_package(&args.python_package)?;
+    }
+    if let Some(out) = &args.out {
+        ctkgen::check_output_folder(out).map_err(|e| anyhow!("{e}; choose another --out"))?;
+    }
     let sources: Vec<HeaderSource> = if args.all {
         ws.catalogue()?.newest_per_minor().into_iter().map(|r| HeaderSource::Ctk(r.ctk.clone())).collect()
     } else if let Some(ctk) = &args.ctk {
@@ -117,17 +124,22 @@ fn generate_one(
     let (headers, api, library) =
         read_source_reporting(ws, source, read, !args.all, stage, || ws.library(ctkgen::DRIVER_LIBRARY))?;
     let label = ctkgen::source_label(&headers);
-    let command = match source {
+    let mut command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
         HeaderSource::Header(p) => {
             format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy())
         }
         HeaderSource::CudaHome(_) => format!("cargo xtask generate --cuda-home <CUDA {label}>"),
     };
+    // The files say how they were made: this option changes what the Python package accepts.
+    if args.strict_integers {
+        command.push_str(" --strict-integers");
+    }
     let options = ctkgen::GenerateOptions {
         languages,
         python_package: args.python_package.clone(),
         legacy_inline_layout: args.legacy_inline_layout,
+        strict_integers: args.strict_integers,
         command,
         library: library?,
     };

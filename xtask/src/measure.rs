@@ -39,6 +39,7 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
         languages,
         python_package: "ctkgen_cuda".into(),
         legacy_inline_layout: false,
+        strict_integers: false,
         command: "cargo xtask bench".into(),
         library: library.clone(),
     };

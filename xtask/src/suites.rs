@@ -23,6 +23,7 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
             languages: Languages::Rust,
             python_package: String::new(),
             legacy_inline_layout: false,
+            strict_integers: false,
             command: format!("cargo xtask generate --ctk {ctk}"),
             library: ws.library(ctkgen::DRIVER_LIBRARY)?,
         };

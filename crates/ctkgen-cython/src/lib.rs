@@ -31,6 +31,9 @@ pub struct CythonOptions {
     /// Negative control: store over-aligned records by value inside the Python object, the
     /// defective layout of the bindings in use today. Only for tests that must see it fail.
     pub legacy_inline_layout: bool,
+    /// Integer paths refuse a float whose value is not integral (TypeError) instead of
+    /// truncating it toward zero as cuda.bindings does (the default).
+    pub strict_integers: bool,
     /// How the bound library reports status, is loaded and resolves its entry points.
     pub conventions: LibraryConventions,
     /// Output-parameter overrides (`headers/libraries/<library>.cython-params.toml`).
@@ -42,9 +45,11 @@ pub struct CythonOptions {
     pub records_per_module: usize,
     /// Functions per extension module.
     pub functions_per_module: usize,
-    /// The package's licence expression and source repository (the generator's own, by default).
+    /// The package's licence expression (the generator's own, by default).
     pub license: String,
-    pub repository: String,
+    /// The package's source repository: the generator's own when its workspace sets one (`None`
+    /// leaves `[project.urls]` out, rather than state what is not known).
+    pub repository: Option<String>,
 }
 
 impl CythonOptions {
@@ -54,20 +59,24 @@ impl CythonOptions {
             python_package: "ctkgen_cuda".into(),
             command: "cargo xtask generate".into(),
             legacy_inline_layout: false,
+            strict_integers: false,
             conventions,
             overrides,
             strict_params: true,
             records_per_module: 60,
             functions_per_module: 90,
             license: env!("CARGO_PKG_LICENSE").into(),
-            repository: env!("CARGO_PKG_REPOSITORY").into(),
+            repository: Some(env!("CARGO_PKG_REPOSITORY")).filter(|r| !r.is_empty()).map(Into::into),
         }
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum CythonEmitError {
-    #[error("invalid python package name `{0}`")]
+    #[error(
+        "invalid python package name `{0}`: it must be a Python identifier (ASCII letters, digits and \
+         underscores, not starting with a digit, not a keyword), e.g. `my_cuda`"
+    )]
     PackageName(String),
     #[error("invalid output-parameter overrides: {0}")]
     Overrides(String),
@@ -104,13 +113,25 @@ fn render(env: &Environment<'_>, name: &str, ctx: minijinja::Value) -> Result<St
         .map_err(|source| CythonEmitError::Template { name: name.to_string(), source })
 }
 
-fn valid_package(name: &str) -> bool {
-    !name.is_empty()
-        && name.split('.').all(|part| {
-            !part.is_empty()
-                && !part.starts_with(|c: char| c.is_ascii_digit())
-                && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        })
+/// Python's keywords, which no import name can be.
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+/// Refuses a package name that `import <name>.driver` could not spell: one Python identifier
+/// of ASCII letters, digits and underscores, not starting with a digit and not a keyword.
+pub fn check_package_name(name: &str) -> Result<(), CythonEmitError> {
+    let valid = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !PYTHON_KEYWORDS.contains(&name);
+    if valid {
+        Ok(())
+    } else {
+        Err(CythonEmitError::PackageName(name.to_string()))
+    }
 }
 
 /// The context of each module chunk: the whole model as `m`, and the chunk with its items taken
@@ -155,9 +176,7 @@ pub fn emit_with_docs(
     options: &CythonOptions,
     parsed: &ParsedDocs,
 ) -> Result<Vec<OutputFile>, CythonEmitError> {
-    if !valid_package(&options.python_package) || options.python_package.contains('.') {
-        return Err(CythonEmitError::PackageName(options.python_package.clone()));
-    }
+    check_package_name(&options.python_package)?;
     let model = model::build_with_docs(api, options, parsed)?;
     let env = environment();
     let pkg = format!("python/{}", model.package);

@@ -43,7 +43,10 @@ pub struct Model {
     pub package_version: String,
     /// Licence expression and source repository for the package metadata.
     pub license: String,
-    pub repository: String,
+    /// `None`: no repository is known, and the metadata names none.
+    pub repository: Option<String>,
+    /// Integer paths refuse non-integral floats instead of truncating them.
+    pub strict_integers: bool,
     /// The bound library's names (status type, loader, lookup, version macro).
     pub conventions: LibraryConventions,
     /// The Python class of the status enum, when the IR declares it.
@@ -118,6 +121,7 @@ pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) 
         package_version: api.provenance.ctk.clone().unwrap_or_else(|| "0.0.0".into()),
         license: options.license.clone(),
         repository: options.repository.clone(),
+        strict_integers: options.strict_integers,
         conventions: conventions.clone(),
         result_class: result_enum.map(|e| enum_class(api, &e.name)),
         success_value: conventions.success_value(api).map(|v| v.to_string()),

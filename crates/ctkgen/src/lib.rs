@@ -21,7 +21,9 @@ pub use ctkgen_diff::{diff as abi_diff, AbiDiff};
 pub use ctkgen_headers::{Catalogue, HeaderSet, Release};
 pub use ctkgen_ir::abi::summary as abi_summary;
 pub use ctkgen_ir::{Api, LanguageMode, OutputFile};
-pub use writer::{check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, MANIFEST};
+pub use writer::{
+    check_output_folder, check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, MANIFEST,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
@@ -42,8 +44,10 @@ pub enum PipelineError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("cannot write {path}")]
     Write { path: PathBuf, source: std::io::Error },
-    #[error("output path {path} exists and is not a folder")]
+    #[error("cannot use {path} as the output folder: it exists and is not a folder")]
     OutputNotFolder { path: PathBuf },
+    #[error("cannot create output folder {path}: {file} is a file, not a folder")]
+    OutputUnderFile { path: PathBuf, file: PathBuf },
     #[error("output folder {path} is locked by another ctkgen run")]
     Locked { path: PathBuf },
     #[error(transparent)]
@@ -376,12 +380,19 @@ impl Languages {
     }
 }
 
+/// Refuses a Python package name the Cython emitter would refuse, before any header is read.
+pub fn check_python_package(name: &str) -> Result<(), PipelineError> {
+    Ok(ctkgen_cython::check_package_name(name)?)
+}
+
 #[derive(Debug, Clone)]
 pub struct GenerateOptions {
     pub languages: Languages,
     pub python_package: String,
     /// Reproduce the defective inline layout for over-aligned records (negative control only).
     pub legacy_inline_layout: bool,
+    /// Python integer paths refuse non-integral floats instead of truncating them.
+    pub strict_integers: bool,
     /// The command line recorded in every file's first line.
     pub command: String,
     /// The bound library's conventions and overrides ([`Workspace::library`]).
@@ -453,6 +464,7 @@ fn emit_cython(
         python_package: options.python_package.clone(),
         command: options.command.clone(),
         legacy_inline_layout: options.legacy_inline_layout,
+        strict_integers: options.strict_integers,
         ..ctkgen_cython::CythonOptions::new(options.library.conventions.clone(), options.library.cython_params.clone())
     };
     Ok(ctkgen_cython::emit_with_docs(api, &cython, parsed)?)

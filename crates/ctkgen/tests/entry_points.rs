@@ -13,6 +13,7 @@ fn emitted_loaders_use_the_lookup_name_and_version() {
         languages: Languages::All,
         python_package: "ctkgen_cuda".into(),
         legacy_inline_layout: false,
+        strict_integers: false,
         command: "test".into(),
         library: common::workspace().library(ctkgen::DRIVER_LIBRARY).unwrap(),
     };

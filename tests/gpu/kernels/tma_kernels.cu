@@ -214,3 +214,15 @@ extern "C" __global__ void mark_without_params() {
         param_marker = 0x5eed5eedull;
     }
 }
+
+// Three pointer-sized words and a double, as received: the conversions of kernelParams values
+// (a binding object declared c_void_p, a ctypes number of another type) read back on the host.
+extern "C" __global__ void record_words(unsigned long long a, unsigned long long b, unsigned long long c, double d,
+                                        unsigned long long* out) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        out[0] = a;
+        out[1] = b;
+        out[2] = c;
+        out[3] = static_cast<unsigned long long>(__double_as_longlong(d));
+    }
+}

@@ -705,6 +705,108 @@ def test_kernel_params_none():
     return f"kernel ran with no parameters ({int(size)}-byte marker read back)"
 
 
+def words_received(module, objects):
+    """Launches record_words through `module` with (objects..., c_float(123.456), out) typed
+    (c_void_p x 3, c_double, c_void_p); returns the four words the kernel wrote."""
+    ok(module.cuInit(0), "cuInit")
+    device = ok(module.cuDeviceGet(0), "cuDeviceGet")
+    ok(module.cuCtxSetCurrent(ok(module.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")),
+       "cuCtxSetCurrent")
+    with open(ARGS.cubin, "rb") as f:
+        library = ok(module.cuModuleLoadData(f.read()), "cuModuleLoadData")
+    function = ok(module.cuModuleGetFunction(library, b"record_words"), "cuModuleGetFunction(record_words)")
+    out = ok(module.cuMemAlloc(4 * 8), "cuMemAlloc")
+    values = (*objects, ctypes.c_float(123.456), int(out))
+    types = (ctypes.c_void_p,) * len(objects) + (ctypes.c_double, ctypes.c_void_p)
+    ok(module.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, 0, (values, types), 0), "cuLaunchKernel")
+    ok(module.cuCtxSynchronize(), "cuCtxSynchronize")
+    words = np.zeros(4, dtype=np.uint64)
+    ok(module.cuMemcpyDtoH(words, out, words.nbytes), "cuMemcpyDtoH")
+    module.cuMemFree(out)
+    module.cuModuleUnload(library)
+    return [int(w) for w in words]
+
+
+def objects_of(module):
+    """A handle, a record and (when the official package is installed) the official runtime's
+    `dim3`: each declared c_void_p passes the address of its storage, getPtr()."""
+    objects = [module.CUdeviceptr(0x1234), module.CUDA_MEMCPY2D()]
+    try:
+        from cuda.bindings import runtime
+        objects.append(runtime.dim3())
+    except ImportError:
+        objects.append(module.CUuuid())
+    return objects
+
+
+def test_kernel_params_value_conversions():
+    """kernelParams: objects declared c_void_p arrive as their getPtr(), c_float declared c_double as its double"""
+    double_bits = int(np.array([ctypes.c_float(123.456).value], dtype=np.float64).view(np.uint64)[0])
+    objects = objects_of(driver)
+    got = words_received(driver, objects)
+    wanted = [o.getPtr() for o in objects] + [double_bits]
+    expect(got == wanted, f"the kernel received {[hex(w) for w in got]}, expected {[hex(w) for w in wanted]}")
+    facts = {}
+    try:
+        official = importlib.import_module("cuda.bindings.driver")
+    except ImportError:
+        facts["cuda.bindings"] = "not installed"
+    else:
+        theirs = objects_of(official)
+        received = words_received(official, theirs)
+        same = received == [o.getPtr() for o in theirs] + [double_bits]
+        facts["cuda.bindings"] = "same conversions" if same else f"received {[hex(w) for w in received]}"
+        expect(same, f"cuda.bindings: {facts['cuda.bindings']}")
+    return "pass", f"every value arrived converted (123.456f as the double {ctypes.c_float(123.456).value!r}); " \
+                   f"cuda.bindings: {facts['cuda.bindings']}", facts
+
+
+def body_graphs_filled(module):
+    """Adds an IF conditional node through `module`; returns the body graphs read from the caller's
+    params before and after cuGraphAddNode, and how many nodes the first body graph has."""
+    ok(module.cuInit(0), "cuInit")
+    device = ok(module.cuDeviceGet(0), "cuDeviceGet")
+    context = ok(module.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
+    ok(module.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+    graph = ok(module.cuGraphCreate(0), "cuGraphCreate")
+    handle = ok(module.cuGraphConditionalHandleCreate(graph, context, 0, 0), "cuGraphConditionalHandleCreate")
+    params = module.CUgraphNodeParams()
+    params.type = module.CUgraphNodeType.CU_GRAPH_NODE_TYPE_CONDITIONAL
+    params.conditional.handle = handle
+    params.conditional.type = module.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_IF
+    params.conditional.size = 1
+    params.conditional.ctx = context
+    before = [int(g) for g in params.conditional.phGraph_out]
+    # 12.x: (graph, dependencies, count, params); 13.x adds the edge data after the dependencies.
+    if module.cuGraphAddNode.__code__.co_argcount == 4:
+        ok(module.cuGraphAddNode(graph, None, 0, params), "cuGraphAddNode")
+    else:
+        ok(module.cuGraphAddNode(graph, None, None, 0, params), "cuGraphAddNode")
+    bodies = params.conditional.phGraph_out
+    after = [int(g) for g in bodies]
+    nodes = ok(module.cuGraphGetNodes(bodies[0], 0), "cuGraphGetNodes(body)")[1] if after and after[0] else None
+    module.cuGraphDestroy(graph)
+    return before, after, nodes
+
+
+def test_conditional_node_body_graphs():
+    """a driver-filled member: null handles before cuGraphAddNode, the driver's body graph after"""
+    before, after, nodes = body_graphs_filled(driver)
+    expect(before == [0], f"before cuGraphAddNode the body graphs read {before}, expected one null handle")
+    expect(len(after) == 1 and after[0] != 0, f"after cuGraphAddNode the body graphs read {after}")
+    expect(nodes == 0, f"the body graph the driver made has {nodes} nodes, expected an empty graph")
+    facts = {}
+    try:
+        official = importlib.import_module("cuda.bindings.driver")
+    except ImportError:
+        facts["cuda.bindings"] = "not installed"
+    else:
+        theirs = body_graphs_filled(official)
+        facts["cuda.bindings"] = f"before {theirs[0]}, after {'a handle' if theirs[1] and theirs[1][0] else theirs[1]}"
+        expect(theirs[0] == [0] and len(theirs[1]) == 1 and theirs[1][0] != 0, f"cuda.bindings: {facts['cuda.bindings']}")
+    return "pass", f"[null] before, the driver's empty body graph after; cuda.bindings: {facts['cuda.bindings']}", facts
+
+
 TESTS_KERNEL_PARAMS = {
     "kernel_params_none": test_kernel_params_none,
     "kernel_params_ctypes_types": kernel_params_test(form_ctypes_types),
@@ -713,6 +815,8 @@ TESTS_KERNEL_PARAMS = {
     "kernel_params_int_address": kernel_params_test(form_address),
     "kernel_params_buffer": kernel_params_test(form_buffer),
     "kernel_params_record_member": kernel_params_test(form_ctypes_types, use_graph=True),
+    "kernel_params_value_conversions": test_kernel_params_value_conversions,
+    "conditional_node_body_graphs": test_conditional_node_body_graphs,
 }
 for _name, _test in TESTS_KERNEL_PARAMS.items():
     if _test.__doc__ is None:

@@ -59,6 +59,80 @@ static int fake_graph_get_nodes(void *graph, void **nodes, size_t *count) {
     return 0;
 }
 
+/* Edge data as the graph queries write it (CUgraphEdgeData: ports, type, 5 reserved bytes). */
+struct fake_edge_data {
+    unsigned char from_port, to_port, type, reserved[5];
+};
+
+/* cuGraphGetEdges(graph, from, to, edgeData, size_t *count), the form with edge data: three
+ * edges 0x100+i -> 0x200+i with ports (i+1, i+2); a NULL array asks for the count. */
+static int fake_graph_get_edges(void *graph, void **from, void **to, struct fake_edge_data *data, size_t *count) {
+    (void)graph;
+    if (from == NULL && to == NULL) {
+        *count = 3;
+        return 0;
+    }
+    size_t n = *count < 3 ? *count : 3;
+    for (size_t i = 0; i < n; i++) {
+        from[i] = (void *)(0x100 + i);
+        to[i] = (void *)(0x200 + i);
+        if (data != NULL) {
+            memset(&data[i], 0, sizeof data[i]);
+            data[i].from_port = (unsigned char)(i + 1);
+            data[i].to_port = (unsigned char)(i + 2);
+        }
+    }
+    *count = n;
+    return 0;
+}
+
+/* cuGraphNodeGetDependencies(node, deps, edgeData, size_t *count), the form with edge data:
+ * two dependencies 0x300+i with ports (i+5, i+6). */
+static int fake_graph_node_get_dependencies(void *node, void **deps, struct fake_edge_data *data, size_t *count) {
+    (void)node;
+    if (deps == NULL) {
+        *count = 2;
+        return 0;
+    }
+    size_t n = *count < 2 ? *count : 2;
+    for (size_t i = 0; i < n; i++) {
+        deps[i] = (void *)(0x300 + i);
+        if (data != NULL) {
+            memset(&data[i], 0, sizeof data[i]);
+            data[i].from_port = (unsigned char)(i + 5);
+            data[i].to_port = (unsigned char)(i + 6);
+        }
+    }
+    *count = n;
+    return 0;
+}
+
+/* cuGraphAddNode(node *out, graph, deps, edgeData, n, CUgraphNodeParams *params), the form with
+ * edge data. A conditional node (type 13) gets the driver's own array of `size` body graphs
+ * (0xD0 + i) written into its params, as the driver does: CUgraphNodeParams holds its type, three
+ * reserved ints, then CUDA_CONDITIONAL_NODE_PARAMS {handle, type, size, phGraph_out, ctx}. */
+struct fake_conditional_params {
+    int type, reserved0[3];
+    fake_u64 handle;
+    int conditional_type;
+    unsigned int size;
+    void **graphs_out;
+    void *ctx;
+};
+static void *fake_body_graphs[8];
+static int fake_graph_add_node(void **node, void *graph, void *const *deps, const void *data, size_t n,
+                               struct fake_conditional_params *params) {
+    (void)graph, (void)deps, (void)data, (void)n;
+    *node = (void *)0x777;
+    if (params->type == 13) {
+        for (unsigned int i = 0; i < params->size && i < 8; i++) {
+            fake_body_graphs[i] = (void *)(0xD0 + (size_t)i);
+        }
+        params->graphs_out = fake_body_graphs;
+    }
+    return 0;
+}
+
 /* cuDeviceGetPCIBusId(char *id, int len, CUdevice dev). */
 static int fake_device_get_pci_bus_id(char *id, int len, int dev) {
     (void)dev;
@@ -424,6 +498,12 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 fl
         *pfn = (void *)fake_get_error_string;
     } else if (strcmp(symbol, "cuGraphGetNodes") == 0) {
         *pfn = (void *)fake_graph_get_nodes;
+    } else if (strcmp(symbol, "cuGraphGetEdges") == 0 && version >= 12030) {
+        *pfn = (void *)fake_graph_get_edges;
+    } else if (strcmp(symbol, "cuGraphNodeGetDependencies") == 0 && version >= 12030) {
+        *pfn = (void *)fake_graph_node_get_dependencies;
+    } else if (strcmp(symbol, "cuGraphAddNode") == 0 && version >= 12030) {
+        *pfn = (void *)fake_graph_add_node;
     } else if (strcmp(symbol, "cuDeviceGetPCIBusId") == 0) {
         *pfn = (void *)fake_device_get_pci_bus_id;
     } else if (strcmp(symbol, "cuLaunchCooperativeKernelMultiDevice") == 0) {

@@ -126,12 +126,19 @@ pub(super) fn functions(
                 param_view(api, name, &param.name, ty, class, &inout_names)
             })
             .collect();
+        let params = with_size_query_defaults(params);
         let c_params: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, &py_ident(&p.name))).collect();
         let c_types: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, "")).collect();
         let outputs = params.iter().filter(|p| p.output).count();
         // Length parameters of out arrays stay inputs; everything else in signature order.
-        let signature: Vec<String> =
-            params.iter().filter(|p| p.arg_type.is_some()).map(|p| p.py_name.clone()).collect();
+        let signature: Vec<String> = params
+            .iter()
+            .filter(|p| p.arg_type.is_some())
+            .map(|p| match &p.default {
+                Some(value) => format!("{}={value}", p.py_name),
+                None => p.py_name.clone(),
+            })
+            .collect();
         let mut stub_returns = vec![result_class.unwrap_or(result_type).to_string()];
         stub_returns.extend(params.iter().filter(|p| p.output).map(|p| p.stub_type.clone()));
         let cleanup = params.iter().any(|p| p.cleanup);
@@ -156,6 +163,20 @@ pub(super) fn functions(
         });
     }
     (views, report, unclassified)
+}
+
+/// The in/out counts of output arrays default to 0, so `f(handle)` asks only how many there are,
+/// as the size queries of the official bindings do. Only a trailing run of such arguments can
+/// have defaults: an argument after one with a default must have one too.
+fn with_size_query_defaults(mut params: Vec<ParamView>) -> Vec<ParamView> {
+    let counts: Vec<String> = params.iter().filter_map(|p| p.kind.inout_len().map(str::to_string)).collect();
+    for param in params.iter_mut().rev().filter(|p| p.arg_type.is_some()) {
+        if !counts.contains(&param.py_name) {
+            break;
+        }
+        param.default = Some("0".into());
+    }
+    params
 }
 
 fn class_label(class: &ParamClass) -> &'static str {

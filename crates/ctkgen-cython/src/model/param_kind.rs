@@ -120,6 +120,16 @@ impl ParamKind {
         ) && !matches!(self, ParamKind::TypedValue(t) if t.direction == Direction::In)
     }
 
+    /// The in/out count this output is sized by, when the callee writes back how many it wrote.
+    pub fn inout_len(&self) -> Option<&str> {
+        match self {
+            ParamKind::OutBytes { len, len_inout: true, .. } | ParamKind::OutArray { len, len_inout: true, .. } => {
+                Some(len)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the wrapper allocates memory it frees after the call.
     pub fn needs_cleanup(&self) -> bool {
         matches!(
@@ -156,6 +166,8 @@ pub struct ParamView {
     pub kind: ParamKind,
     /// Cython type of the `def` argument, when the parameter is one.
     pub arg_type: Option<String>,
+    /// The argument's default value (Python source), when it may be left out.
+    pub default: Option<String>,
     /// Cython spelling of the parameter's C type, for the cast in the call.
     pub c_type: String,
     /// Cython type of what the parameter points at (outputs, arrays, in/out values).
@@ -183,6 +195,7 @@ impl Serialize for ParamView {
             what,
             kind,
             arg_type,
+            default,
             c_type,
             cy_type,
             class,
@@ -192,11 +205,12 @@ impl Serialize for ParamView {
             prepare_last,
             extra_classes,
         } = self;
-        let mut view = serializer.serialize_struct("ParamView", 16)?;
+        let mut view = serializer.serialize_struct("ParamView", 17)?;
         view.serialize_field("py_name", py_name)?;
         view.serialize_field("what", what)?;
         kind.serialize(fields_into::FieldsInto(&mut view))?;
         view.serialize_field("arg_type", arg_type)?;
+        view.serialize_field("default", default)?;
         view.serialize_field("c_type", c_type)?;
         view.serialize_field("cy_type", cy_type)?;
         view.serialize_field("class", class)?;
@@ -375,6 +389,7 @@ pub(super) fn typed_param_view(
         what: format!("{function}: {}", py_ident(name)),
         py_name: py_ident(name),
         arg_type,
+        default: None,
         c_type: cy_qualified(api, ty),
         cy_type: cy_qualified(api, &pointee_of(api, ty)),
         output: kind.is_output(),
@@ -505,6 +520,7 @@ pub(super) fn param_view(
         what: format!("{function}: {}", py_ident(name)),
         py_name: py_ident(name),
         arg_type,
+        default: None,
         c_type: cy_qualified(api, ty),
         cy_type,
         output: kind.is_output(),
@@ -599,6 +615,7 @@ mod tests {
                 what: "f: x".into(),
                 kind: kind.clone(),
                 arg_type: None,
+                default: None,
                 c_type: "int".into(),
                 cy_type: "int".into(),
                 class: None,
@@ -614,7 +631,7 @@ mod tests {
             for (key, value) in kind_fields.as_object().unwrap() {
                 assert_eq!(object.get(key), Some(value), "{key} of {kind:?}");
             }
-            assert_eq!(object.len(), 11 + kind_fields.as_object().unwrap().len(), "{object:?}");
+            assert_eq!(object.len(), 12 + kind_fields.as_object().unwrap().len(), "{object:?}");
             // The template engine reads it as a struct, every field by name.
             let value = minijinja::Value::from_serialize(&view);
             assert_eq!(value.get_attr("kind").unwrap(), minijinja::Value::from(kind_fields["kind"].as_str().unwrap()));

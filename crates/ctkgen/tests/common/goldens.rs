@@ -51,6 +51,7 @@ pub fn render(api: &Api, headers: &HeaderSet) -> Rendered {
             languages,
             python_package: "ctkgen_cuda".into(),
             legacy_inline_layout: false,
+            strict_integers: false,
             command: format!("cargo xtask generate --lang {language}"),
             library: super::workspace().library(ctkgen::DRIVER_LIBRARY).expect("the driver library data loads"),
         };

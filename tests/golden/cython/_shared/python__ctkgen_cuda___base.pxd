@@ -15,12 +15,17 @@ cdef class _Record:
     cdef size_t _pvt_block_align
     # What keeps foreign memory alive (the parent of a nested view).
     cdef object _owner
+    # Made over memory given as `_ptr=`: the C value outlives this object.
+    cdef bint _pvt_foreign
 
 # Records with pointer members (here or nested): the only records that hold arbitrary Python
 # objects, so the only ones the garbage collector tracks.
 cdef class _RefRecord(_Record):
     # What pointer members point into, by the address of the member: kept alive with the record.
     cdef dict _refs
+    # Over foreign memory only: the address each of those members was set to, so that the
+    # members still holding it are set to NULL when this object (and what it kept) goes.
+    cdef dict _refs_at
 
 # Handles and scalars hold no Python references, so they are not garbage-collector objects:
 # creating and freeing one does no tracking.

@@ -92,6 +92,8 @@ cdef int _fast_construct(type cls) except -1:
 # Every record class by C name (aliases included); filled as the record modules load, so
 # nested views find classes that live in other modules without import cycles.
 _class_registry = {}
+# Generated with --strict-integers: integer paths refuse floats that are not integral.
+_STRICT_INTEGERS = False
 
 
 cdef object _registered(str name):
@@ -183,6 +185,7 @@ cdef int _record_init(_Record self, object ptr, size_t alignment, str name) exce
     _check_aligned(address, alignment, name)
     _drop_block(self)
     self._pvt_addr = <void*>address
+    self._pvt_foreign = True
     return 0
 
 
@@ -192,13 +195,32 @@ cdef int _check_aligned(size_t address, size_t alignment, str name) except -1:
     return 0
 
 
+# Whether the type converts with int() through __int__ (floats, Fraction, Decimal; numpy
+# floats): str and bytes have no __int__, so int() parsing text never applies.
+cdef extern from *:
+    """
+    static int ctkgen_has_int(PyObject *o) {
+        PyNumberMethods *number = Py_TYPE(o)->tp_as_number;
+        return number != NULL && number->nb_int != NULL;
+    }
+    """
+    bint ctkgen_has_int(object o) noexcept
+
+
 cdef object _int_of(object value, str what):
     """`value` as an int: ints (enum members included) and objects with __index__ (wrappers,
-    numpy integers). Floats, str, bytes and None are not integers."""
+    numpy integers); str, bytes and None are not integers.
+    A float (or other object with __int__) converts as int() converts it, toward zero, as
+    cuda.bindings does; int()'s errors (NaN, infinity) name the path."""
     if PyLong_Check(value):
         return value
     if PyIndex_Check(value):
         return PyNumber_Index(value)
+    if ctkgen_has_int(value):
+        try:
+            return int(value)
+        except (ValueError, OverflowError) as error:
+            raise type(error)(f"{what}: {error}") from None
     raise TypeError(f"{what} takes an int, not {type(value).__name__}")
 
 
@@ -403,6 +425,7 @@ cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_
     cdef unsigned long long unsigned_value
     cdef double double_value
     cdef float float_value
+    cdef void* address
     if slot_kind == _SLOT_FLOAT:
         if not PyLong_Check(item) and not PyFloat_Check(item):
             return False
@@ -416,6 +439,14 @@ cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_
     if slot_kind == _SLOT_POINTER and item is None:
         memset(slot, 0, sizeof(void*))
         return True
+    if slot_kind == _SLOT_POINTER and not PyLong_Check(item):
+        # An object of a binding (this package's or another's, such as a sibling module's
+        # record) passes the address of its storage, its getPtr(), as cuda.bindings passes it.
+        if isinstance(item, (_Record, _Handle, _Scalar)) or hasattr(item, "getPtr"):
+            address = _addr_of(item)
+            memcpy(slot, &address, sizeof(void*))
+            return True
+        return False
     if not PyLong_Check(item):
         return False
     # Out of range (or beyond a long long): the checked path raises, naming the entry.
@@ -437,7 +468,9 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
     of a ready array), an object with the buffer protocol holding that array (a numpy array of
     addresses), or `(values, types)`, where a ctypes type (`c_int`, a `Structure`, ...) or a
     binding class (an integer or handle wrapper) converts its value to that C type (a value already of that
-    type is used as it is) and None takes the value's own storage (a binding object). A list of
+    type is used as it is; a ctypes number of another type by its value; an object of a binding
+    typed `c_void_p` as the address of its storage, its getPtr()) and None takes the value's own
+    storage (a binding object). A list of
     objects whose storage is the argument (records, handles, ints as addresses) is accepted
     too. Anything else is a TypeError naming the element. Returns what the caller keeps alive
     until the call returns, or None. `count[0]` is set before anything is allocated beyond
@@ -500,6 +533,11 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
                 raise TypeError(f"kernelParams: values[{i}] is a {type(item).__name__}, which has no storage to pass; "
                                 "give its type (a ctypes type or a binding class)")
             continue
+        # A ctypes number of another type converts by its value (`c_float(x)` declared
+        # `c_double` arrives as the double of x), checked as a plain value is.
+        if (isinstance(item, _ctypes._SimpleCData) and type(item) is not kind and isinstance(kind, type)
+                and issubclass(kind, _ctypes._SimpleCData)):
+            item = item.value
         how = _ctypes_slots.get(kind)
         if how is not None and _store_slot(&slots[i], item, kind, <tuple>how, i):
             array[i] = &slots[i]
@@ -544,13 +582,7 @@ cdef void** _keep_kernel_params(_RefRecord owner, void* slot, object value) exce
     `slot`; the outermost record keeps the result alive for as long as the member holds it."""
     cdef _KernelArgs args = _KernelArgs.__new__(_KernelArgs)
     args.keep = _kernel_params(value, NULL, 0, &args.array, &args.count)
-    cdef _RefRecord holder = <_RefRecord>_root_of(owner)
-    if holder._refs is None:
-        holder._refs = {}
-    if args.array == NULL:
-        holder._refs.pop(<size_t>slot, None)
-    else:
-        holder._refs[<size_t>slot] = args
+    _hold(<_RefRecord>_root_of(owner), slot, None if args.array == NULL else args, <void*>args.array)
     return args.array
 
 
@@ -568,13 +600,11 @@ cdef void* _keep_addr(_RefRecord owner, void* slot, object value, bint void_poin
     # pointer member takes the address of the wrapper's storage.
     cdef void* address = _void_ptr(value) if void_pointer else _addr_of(value)
     cdef _RefRecord holder = <_RefRecord>_root_of(owner)
-    if holder._refs is None:
-        holder._refs = {}
     # Memory of the holder itself needs no keeping (and keeping it would be a cycle).
     if value is None or isinstance(value, int) or _root_of(value) is holder:
-        holder._refs.pop(<size_t>slot, None)
+        _hold(holder, slot, None, NULL)
     else:
-        holder._refs[<size_t>slot] = value
+        _hold(holder, slot, value, address)
     return address
 
 
@@ -624,6 +654,36 @@ cdef class _Record:
 
 cdef class _RefRecord(_Record):
     """Base of records with pointer members: it keeps what they point into alive."""
+
+    def __dealloc__(self):
+        # Over foreign memory the C value outlives this object: a member still pointing at what
+        # this object kept (and is about to release) is set to NULL, never left dangling. (A
+        # record freed by the garbage collector's cycle breaking has lost its tables already.)
+        if self._refs_at is None:
+            return
+        for slot, address in self._refs_at.items():
+            if (<void**><size_t>slot)[0] == <void*><size_t>address:
+                (<void**><size_t>slot)[0] = NULL
+
+
+cdef int _hold(_RefRecord holder, void* slot, object kept, void* address) except -1:
+    """Keeps `kept` (what the pointer member at `slot`, set to `address`, points into) alive
+    with `holder`; None forgets what the member held."""
+    if holder._refs is None:
+        holder._refs = {}
+    if kept is None:
+        holder._refs.pop(<size_t>slot, None)
+    else:
+        holder._refs[<size_t>slot] = kept
+    if not holder._pvt_foreign:
+        return 0
+    if holder._refs_at is None:
+        holder._refs_at = {}
+    if kept is None:
+        holder._refs_at.pop(<size_t>slot, None)
+    else:
+        holder._refs_at[<size_t>slot] = <size_t>address
+    return 0
 
 
 cdef int _handle_init(_Handle self, object init_value, object ptr) except -1:
@@ -803,13 +863,7 @@ cdef _Record _new_member_array(Py_ssize_t count, size_t size, size_t alignment):
 
 cdef int _keep_member_array(_RefRecord owner, void* slot, object block) except -1:
     """Keeps `block` (or nothing, for None) alive for the list member at `slot`."""
-    cdef _RefRecord holder = <_RefRecord>_root_of(owner)
-    if holder._refs is None:
-        holder._refs = {}
-    if block is None:
-        holder._refs.pop(<size_t>slot, None)
-    else:
-        holder._refs[<size_t>slot] = block
+    _hold(<_RefRecord>_root_of(owner), slot, block, NULL if block is None else (<_Record>block)._pvt_addr)
     return 0
 
 

@@ -37,7 +37,9 @@ cdef class Batch_st(_RefRecord):
         cdef Py_ssize_t n
         owner = _member_array_owner(self, <void*>&p.points, <void*>p.points, <long long>p.numPoints, sizeof(p.points[0]), &n)
         if p.points == NULL:
-            return []
+            # No array yet (one the driver fills, say): the count's worth of zero values, each
+            # its own object, as the official bindings read a driver-filled member before the call.
+            return [_registered("Point")() for i in range(n)]
         return [_view(_registered("Point"), <void*>&p.points[i], owner) for i in range(n)]
 
     @points.setter
@@ -81,9 +83,13 @@ cdef class Batch_st(_RefRecord):
     def streams(self):
         cdef cydriver.Batch_st* p = <cydriver.Batch_st*>self._pvt_addr
         cdef Py_ssize_t n
+        cdef cydriver.Stream zero
         owner = _member_array_owner(self, <void*>&p.streams, <void*>p.streams, <long long>p.total, sizeof(p.streams[0]), &n)
         if p.streams == NULL:
-            return []
+            # No array yet (one the driver fills, say): the count's worth of zero values, each
+            # its own object, as the official bindings read a driver-filled member before the call.
+            memset(&zero, 0, sizeof(zero))
+            return [_new_handle(_C_Stream, <void*>zero) for i in range(n)]
         return [_new_handle(_C_Stream, <void*>p.streams[i]) for i in range(n)]
 
     @streams.setter
