@@ -48,6 +48,9 @@ pub fn cy_decl(api: &Api, ty: &Type, declarator: &str) -> String {
             let star = format!("*{declarator}");
             let inner = match **pointee {
                 Type::Function { .. } | Type::Array { .. } => cy_decl(api, pointee, &format!("({star})")),
+                // A const pointer pointed at (`const char *const *`): the const goes after its
+                // star; in front it would qualify what that pointer points at.
+                Type::Pointer { .. } if *pointee_const => return cy_decl(api, pointee, &format!("const {star}")),
                 _ => cy_decl(api, pointee, &star),
             };
             if *pointee_const && !matches!(**pointee, Type::Function { .. }) {
@@ -330,5 +333,43 @@ pub fn int_range(api: &Api, ty: &Type) -> Option<IntRange> {
         Type::Enum { name } => api.enumeration(name).and_then(|e| IntRange::of(e.underlying)),
         Type::Array { element, .. } => int_range(api, element),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pointer(pointee: Type, pointee_const: bool) -> Type {
+        Type::Pointer { pointee: Box::new(pointee), pointee_const }
+    }
+
+    fn empty_api() -> Api {
+        let provenance = ctkgen_ir::Provenance {
+            header: "t.h".into(),
+            header_sha256: String::new(),
+            ctk: None,
+            cuda_version: None,
+            target: String::new(),
+            language_modes: Vec::new(),
+            libclang_version: String::new(),
+            extra_headers: Vec::new(),
+        };
+        let (functions, records, enums, typedefs, constants) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        Api { format_version: ctkgen_ir::FORMAT_VERSION, provenance, functions, records, enums, typedefs, constants }
+    }
+
+    #[test]
+    fn a_const_pointer_pointed_at_keeps_its_const_after_its_star() {
+        let api = empty_api();
+        let chars = pointer(Type::Primitive { name: Primitive::Char }, true);
+        // const char * const *names
+        assert_eq!(cy_decl(&api, &pointer(chars.clone(), true), "names"), "const char *const *names");
+        assert_eq!(cy_decl(&api, &pointer(chars.clone(), true), ""), "const char *const *");
+        // const char **names, char *const *names
+        assert_eq!(cy_decl(&api, &pointer(chars, false), "names"), "const char **names");
+        let plain = pointer(Type::Primitive { name: Primitive::Char }, false);
+        assert_eq!(cy_decl(&api, &pointer(plain, true), "names"), "char *const *names");
     }
 }
