@@ -5,8 +5,8 @@
 
 /// Every template of the Cython emitter, by file name.
 pub const CYTHON: &[(&str, &str)] = &[
-    ("cydriver.pxd.j2", include_str!("../cython/cydriver.pxd.j2")),
-    ("cydriver.pyx.j2", include_str!("../cython/cydriver.pyx.j2")),
+    ("cylib.pxd.j2", include_str!("../cython/cylib.pxd.j2")),
+    ("cylib.pyx.j2", include_str!("../cython/cylib.pyx.j2")),
     ("ctkgen_types.h.j2", include_str!("../cython/ctkgen_types.h.j2")),
     ("ctkgen_layout_check.h.j2", include_str!("../cython/ctkgen_layout_check.h.j2")),
     ("_base.pxd.j2", include_str!("../cython/_base.pxd.j2")),
@@ -15,8 +15,8 @@ pub const CYTHON: &[(&str, &str)] = &[
     ("_records.pyx.j2", include_str!("../cython/_records.pyx.j2")),
     ("_functions.pyx.j2", include_str!("../cython/_functions.pyx.j2")),
     ("_enums.py.j2", include_str!("../cython/_enums.py.j2")),
-    ("driver.py.j2", include_str!("../cython/driver.py.j2")),
-    ("driver.pyi.j2", include_str!("../cython/driver.pyi.j2")),
+    ("module.py.j2", include_str!("../cython/module.py.j2")),
+    ("module.pyi.j2", include_str!("../cython/module.pyi.j2")),
     ("__init__.py.j2", include_str!("../cython/__init__.py.j2")),
     ("setup.py.j2", include_str!("../cython/setup.py.j2")),
     ("pyproject.toml.j2", include_str!("../cython/pyproject.toml.j2")),

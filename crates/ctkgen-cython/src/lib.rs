@@ -183,17 +183,24 @@ pub fn emit_with_docs(
     let base = minijinja::Value::from_serialize(&model);
     // Every file is one render of the shared model: list them, then render them side by side.
     let mut jobs: Vec<(String, &str, minijinja::Value)> = Vec::new();
+    // The library's two modules are named by its conventions: the Python module and the
+    // Cython-level declarations beside it.
+    let (module, cy_module) = (&options.conventions.python.module, &options.conventions.python.cython_module);
     for (file, template) in [
-        ("cydriver.pxd", "cydriver.pxd.j2"),
-        ("cydriver.pyx", "cydriver.pyx.j2"),
+        (format!("{cy_module}.pxd"), "cylib.pxd.j2"),
+        (format!("{cy_module}.pyx"), "cylib.pyx.j2"),
+        (format!("{module}.py"), "module.py.j2"),
+        (format!("{module}.pyi"), "module.pyi.j2"),
+    ] {
+        jobs.push((format!("{pkg}/{file}"), template, base.clone()));
+    }
+    for (file, template) in [
         ("ctkgen_types.h", "ctkgen_types.h.j2"),
         ("ctkgen_layout_check.h", "ctkgen_layout_check.h.j2"),
         ("_base.pxd", "_base.pxd.j2"),
         ("_base.pyx", "_base.pyx.j2"),
         ("_types.pyx", "_types.pyx.j2"),
         ("_enums.py", "_enums.py.j2"),
-        ("driver.py", "driver.py.j2"),
-        ("driver.pyi", "driver.pyi.j2"),
         ("__init__.py", "__init__.py.j2"),
     ] {
         jobs.push((format!("{pkg}/{file}"), template, base.clone()));

@@ -81,7 +81,7 @@ pub struct Model {
     pub function_modules: Vec<Chunk<FunctionView>>,
     pub constants: Vec<ConstantView>,
     pub extension_modules: Vec<String>,
-    /// The record modules, then the function modules, that `driver.py` re-exports.
+    /// The record modules, then the function modules, that the library's Python module re-exports.
     pub python_modules: Vec<String>,
     pub unclassified: Vec<String>,
     pub report: Vec<String>,
@@ -200,7 +200,7 @@ pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) 
         .map(|c| c.module.clone())
         .chain(model.function_modules.iter().map(|c| c.module.clone()))
         .collect();
-    model.extension_modules = ["cydriver", "_base", "_types"]
+    model.extension_modules = [conventions.python.cython_module.as_str(), "_base", "_types"]
         .iter()
         .map(|s| s.to_string())
         .chain(model.python_modules.iter().cloned())

@@ -470,11 +470,11 @@ fn is_char(api: &Api, ty: &Type) -> bool {
 }
 
 /// The conversion of one enumerator's type, in `layout`; `None` when the binding cannot carry it.
-pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout) -> Option<(Conv, u64)> {
+pub fn conversion(api: &Api, cy_module: &str, spec: &TypeSpec, layout: Layout) -> Option<(Conv, u64)> {
     let pointer = Primitive::UnsignedLong.layout().0;
     let scalar = |ty: &Type| -> Option<(Conv, u64)> {
         let size = size_of(api, ty)?;
-        let cy_type = cy_qualified(api, ty);
+        let cy_type = cy_qualified(api, ty, cy_module);
         let conv = match value_kind(api, ty) {
             ValueKind::Int => Conv::Int { cy_type, range: int_range(api, ty)? },
             ValueKind::Float => Conv::Float { cy_type },
@@ -509,15 +509,16 @@ pub fn conversion(api: &Api, spec: &TypeSpec, layout: Layout) -> Option<(Conv, u
                     })?
                     .c_name()
                     .to_string(),
-                _ => cy_qualified(api, &ty),
+                _ => cy_qualified(api, &ty, cy_module),
             };
             (Conv::Bool { cy_type }, size)
         }
         TypeSpec::List(c) => {
             let ty = parse_c_type(api, c)?;
             let range = int_range(api, &ty)?;
-            (layout != Layout::Slots && layout != Layout::Handle)
-                .then(|| (Conv::IntList { cy_type: cy_qualified(api, &ty), range }, size_of(api, &ty).unwrap_or(1)))?
+            (layout != Layout::Slots && layout != Layout::Handle).then(|| {
+                (Conv::IntList { cy_type: cy_qualified(api, &ty, cy_module), range }, size_of(api, &ty).unwrap_or(1))
+            })?
         }
         TypeSpec::C(c) => {
             let ty = parse_c_type(api, c)?;
@@ -576,7 +577,13 @@ fn size_option(enumeration: &ctkgen_ir::Enum, name: &str) -> Option<SizeOption> 
 
 /// Decides the typed value `spec` of `function`: one case per enumerator with a type the binding
 /// can carry, the rest refused.
-pub fn typed_view(api: &Api, data: &TypedValues, function: &Function, spec: &ValueSpec) -> Option<TypedView> {
+pub fn typed_view(
+    api: &Api,
+    cy_module: &str,
+    data: &TypedValues,
+    function: &Function,
+    spec: &ValueSpec,
+) -> Option<TypedView> {
     let enumeration = selector_enum(api, function, spec)?;
     let size_param = spec.size.as_ref().and_then(|s| function.params.iter().find(|p| &p.name == s));
     let size_hidden =
@@ -586,7 +593,7 @@ pub fn typed_view(api: &Api, data: &TypedValues, function: &Function, spec: &Val
     let mut cases = Vec::new();
     let mut refused = Vec::new();
     for (name, value, found) in enumerator_types(api, data, enumeration) {
-        let conv = found.and_then(|(t, _)| conversion(api, &t, spec.layout));
+        let conv = found.and_then(|(t, _)| conversion(api, cy_module, &t, spec.layout));
         match conv {
             // A list fills the size the caller gives; without one it has no length.
             Some((Conv::IntList { .. }, _)) if size_param.is_none() || size_hidden => refused.push(name),
@@ -694,7 +701,7 @@ pub fn audit(api: &Api, data: &TypedValues) -> Audit {
             match found {
                 None => audit.untyped.push(format!("{}: {name}", spec.function)),
                 Some((TypeSpec::Refused, _)) => {}
-                Some((t, _)) => match conversion(api, &t, spec.layout) {
+                Some((t, _)) => match conversion(api, "", &t, spec.layout) {
                     Some(_) => carried += 1,
                     None => audit.uncarried.push(format!("{}: {name} ({t:?})", spec.function)),
                 },

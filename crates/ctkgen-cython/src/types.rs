@@ -260,14 +260,14 @@ pub fn scalar_primitive(api: &Api, ty: &Type) -> Option<Primitive> {
     }
 }
 
-/// The Cython spelling of `ty` as seen from outside `cydriver`: API type names qualified.
-pub fn cy_qualified(api: &Api, ty: &Type) -> String {
-    qualify(api, &cy_decl(api, ty, ""))
+/// The Cython spelling of `ty` as seen from outside the library's Cython-level module
+/// `cy_module` (the conventions' `python.cython_module`): API type names qualified by it.
+pub fn cy_qualified(api: &Api, ty: &Type, cy_module: &str) -> String {
+    qualify(api, &cy_decl(api, ty, ""), cy_module)
 }
 
-/// Prefixes every API type name in a Cython spelling with `cydriver.`.
-fn qualify(api: &Api, spelled: &str) -> String {
-    let spelled = spelled.replace("cydriver.", "");
+/// Prefixes every API type name in a Cython spelling with `<cy_module>.`.
+fn qualify(api: &Api, spelled: &str, cy_module: &str) -> String {
     let mut out = String::new();
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
@@ -277,7 +277,8 @@ fn qualify(api: &Api, spelled: &str) -> String {
                 || api.enumeration(word).is_some()
                 || api.records.iter().any(|r| r.typedef_name.as_deref() == Some(word.as_str()));
             if known {
-                out.push_str("cydriver.");
+                out.push_str(cy_module);
+                out.push('.');
             }
             out.push_str(word);
             word.clear();

@@ -50,6 +50,8 @@ pub struct LibraryConventions {
     /// Function the generated example and test call (with all-zero arguments) to show what a
     /// call does on the machine at hand.
     pub init_function: String,
+    /// Cargo package name of the generated Rust crate, e.g. `foo-sys`.
+    pub rust_crate: String,
     /// What the Python bindings add: names their users see.
     pub python: PythonConventions,
 }
@@ -72,7 +74,11 @@ pub struct ExtraHeader {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PythonConventions {
-    /// The module the generated `driver` module is call-compatible with.
+    /// Name of the library's Python module in the generated package, e.g. `foo`.
+    pub module: String,
+    /// Name of its Cython-level module (the declarations other Cython code cimports), e.g. `cyfoo`.
+    pub cython_module: String,
+    /// The module the generated Python module is call-compatible with.
     pub compatible_module: String,
     /// Environment variable that selects the per-thread-default-stream variants, as the
     /// compatible module reads it.
@@ -108,7 +114,9 @@ impl LibraryConventions {
         self.status(api, &self.success_constant).map(|c| c.value)
     }
 
-    /// Every string of the description, for checks that no emitter spells one itself.
+    /// Every string of the description, for checks that no emitter spells one itself. The Python
+    /// module's bare name is left out: a common word (`driver`), it is checked where it is a
+    /// file or import name, as part of the Cython module's and the crate's names.
     pub fn names(&self) -> Vec<&str> {
         let p = &self.python;
         let extra = self.extra_headers.iter().flat_map(|e| std::iter::once(&e.header).chain(&e.typedefs));
@@ -127,6 +135,8 @@ impl LibraryConventions {
             &self.per_thread_env_var,
             &self.version_macro,
             &self.init_function,
+            &self.rust_crate,
+            &p.cython_module,
             &p.compatible_module,
             &p.per_thread_env_var,
             &p.library_path_env_var,

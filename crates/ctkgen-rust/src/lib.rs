@@ -36,8 +36,8 @@ pub use conventions::DriverConventions;
 /// How the generated package is named and labelled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RustOptions {
-    /// Cargo package name, e.g. `cuda-driver-sys`.
-    pub crate_name: String,
+    /// Cargo package name; `None` takes the library conventions' `rust_crate`.
+    pub crate_name: Option<String>,
     /// Cargo version; its build metadata names the CTK, e.g. `0.1.0+ctk.13.1.0`.
     pub crate_version: String,
     /// The command line written into the first line of every generated file.
@@ -52,7 +52,7 @@ pub struct RustOptions {
 impl Default for RustOptions {
     fn default() -> Self {
         RustOptions {
-            crate_name: "cuda-driver-sys".into(),
+            crate_name: None,
             crate_version: "0.1.0".into(),
             command: "cargo xtask generate --lang rust".into(),
             license: env!("CARGO_PKG_LICENSE").into(),

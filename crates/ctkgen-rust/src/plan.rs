@@ -18,6 +18,8 @@ pub struct Plan<'a> {
     pub types: Types<'a>,
     pub options: &'a RustOptions,
     pub conventions: &'a DriverConventions,
+    /// The Cargo package name: the options', else the conventions'.
+    pub crate_name: String,
     /// The package name as a Rust crate identifier.
     pub crate_ident: Name,
     pub records: Vec<RecordPlan<'a>>,
@@ -214,13 +216,15 @@ impl<'a> Plan<'a> {
         conventions: &'a DriverConventions,
         parsed: &ParsedDocs,
     ) -> Result<Plan<'a>, RustEmitError> {
-        let crate_ident = check_options(options)?;
+        let crate_name = options.crate_name.clone().unwrap_or_else(|| conventions.rust_crate.clone());
+        let crate_ident = check_options(&crate_name, options)?;
         let types = Types::new(api);
         let mut plan = Plan {
             api,
             types,
             options,
             conventions,
+            crate_name,
             crate_ident,
             records: Vec::new(),
             enums: Vec::new(),
@@ -882,8 +886,7 @@ pub fn int_range(bits: u32, signed: bool) -> (i128, i128) {
     }
 }
 
-fn check_options(options: &RustOptions) -> Result<Name, RustEmitError> {
-    let name = &options.crate_name;
+fn check_options(name: &str, options: &RustOptions) -> Result<Name, RustEmitError> {
     let valid_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid_name {

@@ -30,8 +30,10 @@ fn workspace(crates: &[(String, Api)], extra: &[ExtraFile]) -> tempfile::TempDir
     let dir = tempfile::tempdir().unwrap();
     let mut members = Vec::new();
     for (name, api) in crates {
-        let options =
-            RustOptions { crate_name: name.clone(), ..RustOptions::for_api(api, "ctkgen-rust generated_crates test") };
+        let options = RustOptions {
+            crate_name: Some(name.clone()),
+            ..RustOptions::for_api(api, "ctkgen-rust generated_crates test")
+        };
         let files = emit(api, &options, support::conventions()).unwrap_or_else(|e| panic!("{name}: {e}"));
         for file in files {
             let path = dir.path().join(name).join(&file.path);

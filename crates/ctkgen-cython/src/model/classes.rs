@@ -134,6 +134,7 @@ pub(super) fn enums(api: &Api) -> Vec<EnumView> {
 }
 
 pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
+    let cy_module = options.conventions.python.cython_module.as_str();
     // Alias typedefs per record, base before derived.
     let mut aliases: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut typedef_names: Vec<&str> = api.typedefs.iter().map(|t| t.name.as_str()).collect();
@@ -154,7 +155,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
         let over_aligned = record.is_over_aligned(PYTHON_OBJECT_ALIGNMENT);
         let mut members = Vec::new();
         let fields: Vec<&ctkgen_ir::Field> = flattened_fields(api, record).into_iter().map(|(f, _)| f).collect();
-        let mut lists = list_members(api, &record.name, &fields, &options.overrides);
+        let mut lists = list_members(api, cy_module, &record.name, &fields, &options.overrides);
         for field in fields {
             let kind = value_kind(api, &field.ty);
             let list = lists.remove(&field.name);
@@ -188,14 +189,14 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                         | ValueKind::Handle { .. }
                 );
             let element_cy_type = match api.resolve(&field.ty) {
-                Type::Array { element, .. } => cy_qualified(api, element),
+                Type::Array { element, .. } => cy_qualified(api, element, cy_module),
                 _ => String::new(),
             };
             members.push(MemberView {
                 name: field.name.clone(),
                 py_name: py_ident(&field.name),
                 kind: supported_member(kind),
-                cy_type: cy_qualified(api, &field.ty),
+                cy_type: cy_qualified(api, &field.ty, cy_module),
                 element_cy_type,
                 // A bitfield holds only its own width.
                 range: int_range(api, &field.ty).map(|r| match field.bit_width {

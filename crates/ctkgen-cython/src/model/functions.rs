@@ -48,6 +48,7 @@ pub(super) fn functions(
     result_class: Option<&str>,
 ) -> (Vec<FunctionView>, Vec<String>, Vec<Unclassified>) {
     let result_type = &options.conventions.result_type;
+    let cy_module = options.conventions.python.cython_module.as_str();
     let mut views = Vec::new();
     let mut report = Vec::new();
     let mut unclassified = Vec::new();
@@ -95,7 +96,9 @@ pub(super) fn functions(
             .zip(classes)
             .map(|(param, class)| {
                 let (name, ty) = (&function.name, &param.ty);
-                if let Some(view) = typed.spec(name, &param.name).and_then(|s| typed_view(api, typed, function, s)) {
+                if let Some(view) =
+                    typed.spec(name, &param.name).and_then(|s| typed_view(api, cy_module, typed, function, s))
+                {
                     let cases: Vec<String> = view
                         .cases
                         .iter()
@@ -115,15 +118,15 @@ pub(super) fn functions(
                         cases.join(", "),
                         if view.refused.is_empty() { "none".to_string() } else { view.refused.join(", ") }
                     ));
-                    return typed_param_view(api, name, &param.name, ty, Some(view));
+                    return typed_param_view(api, cy_module, name, &param.name, ty, Some(view));
                 }
                 let hidden_size = typed
                     .sized_by(name, &param.name)
-                    .is_some_and(|s| typed_view(api, typed, function, s).is_some_and(|v| v.size_hidden));
+                    .is_some_and(|s| typed_view(api, cy_module, typed, function, s).is_some_and(|v| v.size_hidden));
                 if hidden_size {
-                    return typed_param_view(api, name, &param.name, ty, None);
+                    return typed_param_view(api, cy_module, name, &param.name, ty, None);
                 }
-                param_view(api, name, &param.name, ty, class, &inout_names)
+                param_view(api, cy_module, name, &param.name, ty, class, &inout_names)
             })
             .collect();
         let params = with_size_query_defaults(params);

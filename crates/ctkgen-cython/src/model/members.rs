@@ -72,13 +72,16 @@ pub(super) fn bytes_member(api: &Api, ty: &Type) -> Option<BytesMember> {
 /// exactly one candidate makes a pair. The overrides (`list(<count>)`, `pointer`) settle the rest.
 pub(super) fn list_members(
     api: &Api,
+    cy_module: &str,
     record: &str,
     fields: &[&Field],
     overrides: &Overrides,
 ) -> BTreeMap<String, ListMember> {
     let mut out = BTreeMap::new();
     for pointer in fields {
-        let Some((element, element_cy_type, element_align)) = list_element(api, &pointer.ty) else { continue };
+        let Some((element, element_cy_type, element_align)) = list_element(api, cy_module, &pointer.ty) else {
+            continue;
+        };
         let count_name = match overrides.member(record, &pointer.name) {
             Some(Override::Pointer) => continue,
             Some(Override::List { count }) => Some(count.clone()),
@@ -108,7 +111,7 @@ pub(super) fn list_members(
             pointer.name.clone(),
             ListMember {
                 count: crate::names::py_ident(&count_field.name),
-                count_cy_type: cy_qualified(api, &count_field.ty),
+                count_cy_type: cy_qualified(api, &count_field.ty, cy_module),
                 count_range,
                 element_range: match api.resolve(&pointer.ty) {
                     Type::Pointer { pointee, .. } => int_range(api, pointee),
@@ -128,7 +131,7 @@ pub(super) fn list_members(
 }
 
 /// The element of a pointer member that can be a list: its kind, Cython spelling and alignment.
-fn list_element(api: &Api, ty: &Type) -> Option<(ValueKind, String, u64)> {
+fn list_element(api: &Api, cy_module: &str, ty: &Type) -> Option<(ValueKind, String, u64)> {
     let Type::Pointer { pointee, .. } = ty else { return None };
     let kind = value_kind(api, pointee);
     let fits = match &kind {
@@ -141,7 +144,7 @@ fn list_element(api: &Api, ty: &Type) -> Option<(ValueKind, String, u64)> {
         _ => false,
     };
     let (_, align) = api.type_layout(pointee)?;
-    fits.then(|| (kind, cy_qualified(api, pointee), align))
+    fits.then(|| (kind, cy_qualified(api, pointee, cy_module), align))
 }
 
 /// Whether a member called `name` is, by its name, the count of `pointer`: `num<P>`,

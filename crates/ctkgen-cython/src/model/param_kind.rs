@@ -366,6 +366,7 @@ mod fields_into {
 /// The view of a typed value parameter (`typed_values`), or of its hidden size.
 pub(super) fn typed_param_view(
     api: &Api,
+    cy_module: &str,
     function: &str,
     name: &str,
     ty: &Type,
@@ -390,8 +391,8 @@ pub(super) fn typed_param_view(
         py_name: py_ident(name),
         arg_type,
         default: None,
-        c_type: cy_qualified(api, ty),
-        cy_type: cy_qualified(api, &pointee_of(api, ty)),
+        c_type: cy_qualified(api, ty, cy_module),
+        cy_type: cy_qualified(api, &pointee_of(api, ty), cy_module),
         output: kind.is_output(),
         cleanup: kind.needs_cleanup(),
         stub_type: kind.stub_type(None),
@@ -432,6 +433,7 @@ fn class_of(kind: &ValueKind) -> Option<String> {
 /// the function's in/out parameters; `function` names it in messages (counts that go in and come back).
 pub(super) fn param_view(
     api: &Api,
+    cy_module: &str,
     function: &str,
     name: &str,
     ty: &Type,
@@ -439,16 +441,16 @@ pub(super) fn param_view(
     inout_names: &[&str],
 ) -> ParamView {
     let object = Some("object".to_string());
-    let pointee = || cy_qualified(api, &pointee_of(api, ty));
+    let pointee = || cy_qualified(api, &pointee_of(api, ty), cy_module);
     let pointee_range = || int_range(api, &pointee_of(api, ty));
     // Every integer kind has a C integer type behind it; a missing one is a pass error.
     let range = || int_range(api, ty).expect("an integer parameter has an integer C type");
     let (kind, arg_type, cy_type, class) = match class {
         ParamClass::Value(value) => match value {
-            ValueKind::Float => (ParamKind::Value, Some(cy_qualified(api, ty)), String::new(), None),
+            ValueKind::Float => (ParamKind::Value, Some(cy_qualified(api, ty, cy_module)), String::new(), None),
             ValueKind::Int => match int_range(api, ty) {
                 Some(range) => (ParamKind::Int { range }, object, String::new(), None),
-                None => (ParamKind::Value, Some(cy_qualified(api, ty)), String::new(), None),
+                None => (ParamKind::Value, Some(cy_qualified(api, ty, cy_module)), String::new(), None),
             },
             ValueKind::Scalar { class } => (ParamKind::Int { range: range() }, object, String::new(), Some(class)),
             ValueKind::Enum { class } => (ParamKind::EnumValue { range: range() }, object, String::new(), Some(class)),
@@ -491,7 +493,7 @@ pub(super) fn param_view(
             let inner = pointee_of(api, &pointee_of(api, ty));
             let class = class_of(&element);
             let kind = ParamKind::OutBorrowed { element: Element::of(&element), len: py_ident(&len) };
-            (kind, None, cy_qualified(api, &inner), class)
+            (kind, None, cy_qualified(api, &inner, cy_module), class)
         }
         ParamClass::OutArray { element, len } => {
             let len_inout = inout_names.contains(&len.as_str());
@@ -521,7 +523,7 @@ pub(super) fn param_view(
         py_name: py_ident(name),
         arg_type,
         default: None,
-        c_type: cy_qualified(api, ty),
+        c_type: cy_qualified(api, ty, cy_module),
         cy_type,
         output: kind.is_output(),
         cleanup: kind.needs_cleanup(),

@@ -1,4 +1,4 @@
-//! `cydriver.pxd` declarations in an order Cython accepts.
+//! The declarations of the library's Cython-level module (its `.pxd`), in an order Cython accepts.
 
 use std::collections::BTreeSet;
 
@@ -9,7 +9,7 @@ use super::nameable::{is_nameable, is_unnamed_member};
 use crate::names::py_ident;
 use crate::types::{cy_decl, record_cy_name};
 
-/// One declaration in `cydriver.pxd`, already in an order Cython accepts.
+/// One declaration of the Cython-level module, already in an order Cython accepts.
 #[derive(Debug, Serialize)]
 #[serde(tag = "item", rename_all = "snake_case")]
 pub enum PxdItem {
