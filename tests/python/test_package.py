@@ -130,7 +130,7 @@ member = cuda.CUDA_KERNEL_NODE_PARAMS_v2_st.gridDimX.__get__(m)
 out["subclass"] = [Mine.seen, m.gridDimX, member, m.gridDimY, m.extra]
 errors = []
 for attempt in (lambda: setattr(p, "gridDimX", 1 << 32), lambda: setattr(p, "gridDimX", -1),
-                lambda: setattr(p, "gridDimX", 1.5), lambda: setattr(p, "func", "x"),
+                lambda: setattr(p, "gridDimX", "1"), lambda: setattr(p, "func", "x"),
                 lambda: setattr(p, "nosuch", 1), lambda: delattr(p, "gridDimX")):
     try:
         attempt()
