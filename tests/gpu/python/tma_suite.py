@@ -595,13 +595,27 @@ def f32_bits(value):
     return int(np.array([value], dtype=np.float32).view(np.uint32)[0])
 
 
+def primary_context(module):
+    """Initialises `module`'s driver and makes device 0's primary context current; returns it."""
+    ok(module.cuInit(0), "cuInit")
+    device = ok(module.cuDeviceGet(0), "cuDeviceGet")
+    context = ok(module.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
+    ok(module.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+    return context
+
+
+def official_driver():
+    """cuda.bindings' driver module when it is installed beside ours, else None."""
+    try:
+        return importlib.import_module("cuda.bindings.driver")
+    except ImportError:
+        return None
+
+
 def received_through(module, make_params, use_graph=False):
     """Launches record_params through `module` with the params `make_params(module, out)`
     builds; returns the five words the kernel wrote."""
-    ok(module.cuInit(0), "cuInit")
-    device = ok(module.cuDeviceGet(0), "cuDeviceGet")
-    ok(module.cuCtxSetCurrent(ok(module.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")),
-       "cuCtxSetCurrent")
+    primary_context(module)
     with open(ARGS.cubin, "rb") as f:
         image = f.read()
     library = ok(module.cuModuleLoadData(image), "cuModuleLoadData")
@@ -640,9 +654,8 @@ def kernel_params_test(make_params, use_graph=False):
         got = received_through(driver, make_params, use_graph)
         expect(got == expected, f"the kernel received {[hex(w) for w in got]}, expected {[hex(w) for w in expected]}")
         facts = {}
-        try:
-            official = importlib.import_module("cuda.bindings.driver")
-        except ImportError:
+        official = official_driver()
+        if official is None:
             facts["cuda.bindings"] = "not installed"
         else:
             try:
@@ -708,10 +721,7 @@ def test_kernel_params_none():
 def words_received(module, objects):
     """Launches record_words through `module` with (objects..., c_float(123.456), out) typed
     (c_void_p x 3, c_double, c_void_p); returns the four words the kernel wrote."""
-    ok(module.cuInit(0), "cuInit")
-    device = ok(module.cuDeviceGet(0), "cuDeviceGet")
-    ok(module.cuCtxSetCurrent(ok(module.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")),
-       "cuCtxSetCurrent")
+    primary_context(module)
     with open(ARGS.cubin, "rb") as f:
         library = ok(module.cuModuleLoadData(f.read()), "cuModuleLoadData")
     function = ok(module.cuModuleGetFunction(library, b"record_words"), "cuModuleGetFunction(record_words)")
@@ -747,9 +757,8 @@ def test_kernel_params_value_conversions():
     wanted = [o.getPtr() for o in objects] + [double_bits]
     expect(got == wanted, f"the kernel received {[hex(w) for w in got]}, expected {[hex(w) for w in wanted]}")
     facts = {}
-    try:
-        official = importlib.import_module("cuda.bindings.driver")
-    except ImportError:
+    official = official_driver()
+    if official is None:
         facts["cuda.bindings"] = "not installed"
     else:
         theirs = objects_of(official)
@@ -764,10 +773,7 @@ def test_kernel_params_value_conversions():
 def body_graphs_filled(module):
     """Adds an IF conditional node through `module`; returns the body graphs read from the caller's
     params before and after cuGraphAddNode, and how many nodes the first body graph has."""
-    ok(module.cuInit(0), "cuInit")
-    device = ok(module.cuDeviceGet(0), "cuDeviceGet")
-    context = ok(module.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
-    ok(module.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+    context = primary_context(module)
     graph = ok(module.cuGraphCreate(0), "cuGraphCreate")
     handle = ok(module.cuGraphConditionalHandleCreate(graph, context, 0, 0), "cuGraphConditionalHandleCreate")
     params = module.CUgraphNodeParams()
@@ -796,9 +802,8 @@ def test_conditional_node_body_graphs():
     expect(len(after) == 1 and after[0] != 0, f"after cuGraphAddNode the body graphs read {after}")
     expect(nodes == 0, f"the body graph the driver made has {nodes} nodes, expected an empty graph")
     facts = {}
-    try:
-        official = importlib.import_module("cuda.bindings.driver")
-    except ImportError:
+    official = official_driver()
+    if official is None:
         facts["cuda.bindings"] = "not installed"
     else:
         theirs = body_graphs_filled(official)
