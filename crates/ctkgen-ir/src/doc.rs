@@ -24,6 +24,12 @@ pub fn parse(text: &str) -> DocParts {
     for line in text.lines() {
         let trimmed = line.trim();
         if let Some(rest) = strip_command(trimmed, &["param", "param[in]", "param[out]", "param[in,out]"]) {
+            // A direction may also stand apart from the command: `\param [out] name`.
+            let rest = rest.trim_start();
+            let rest = match rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+                Some((direction, after)) if direction.split(',').all(|d| matches!(d.trim(), "in" | "out")) => after,
+                _ => rest,
+            };
             let mut words = rest.trim_start().splitn(2, char::is_whitespace);
             let name = words.next().unwrap_or_default().to_string();
             let text = words.next().unwrap_or_default().trim();
@@ -99,5 +105,14 @@ mod tests {
         assert_eq!(doc.params["pctx"], "Returned context handle");
         assert_eq!(doc.params["flags"], "Context creation flags more");
         assert_eq!(doc.returns, "::CUDA_SUCCESS");
+    }
+
+    #[test]
+    fn a_direction_apart_from_the_command_is_not_the_name() {
+        let doc = parse("Compiles.\n\n\\param [out] ptxSizeRet - Size of the PTX\n\\param [in,out] n - Count\n\\param [in] prog Program\n");
+        assert_eq!(doc.params.get("ptxSizeRet").map(String::as_str), Some("Size of the PTX"));
+        assert_eq!(doc.params.get("n").map(String::as_str), Some("Count"));
+        assert_eq!(doc.params.get("prog").map(String::as_str), Some("Program"));
+        assert_eq!(doc.params.len(), 3);
     }
 }
