@@ -161,8 +161,9 @@ class Sweep:
         return [(1.5, fits(1)), (-1.5, fits(-1)), (float("nan"), ValueError), (float("inf"), OverflowError),
                 (2.0, fits(2))]
 
-    def float_in_list(self, lo, hi):
-        """What a list holding 1.5 among in-range ints gives: the element 1, or (strict) TypeError."""
+    def float_in_list(self, hi):
+        """What a list holding 1.5 among in-range ints gives (None: the element reads 1), or the
+        error: TypeError in strict mode, or where 1 is beyond the element's range `hi`."""
         return TypeError if self.strict or hi < 1 else None
 
     def int_values(self, bits, signed, none_is_zero=False):
@@ -212,7 +213,7 @@ class Sweep:
                     # A list of byte values: 0 to 255, and the negative ones for signed characters.
                     ([low, 255] + [0] * (n - 2), same(bytes([low & 0xFF, 255]) + b"\x00" * (n - 2))),
                     ([256], OverflowError), ([low - 1], OverflowError), ([0] * (n + 1), ValueError),
-                    ([1.5], self.float_in_list(low, 255) or same(b"\x01" + pad))]
+                    ([1.5], self.float_in_list(255) or same(b"\x01" + pad))]
         if kind[0] == "list":
             return self.list_values(kind[1], cls, member)
         if kind[0] == "record":
@@ -233,7 +234,7 @@ class Sweep:
                 out += [([lo] * n, lambda got, v=lo: [as_int(g) for g in got] == [v] * n),
                         ([hi] * n, lambda got, v=hi: [as_int(g) for g in got] == [v] * n),
                         ([hi] * (n - 1) + [hi + 1], OverflowError), ([lo] * (n - 1) + [lo - 1], OverflowError),
-                        ([1.5] * n, self.float_in_list(lo, hi) or (lambda got: [as_int(g) for g in got] == [1] * n)),
+                        ([1.5] * n, self.float_in_list(hi) or (lambda got: [as_int(g) for g in got] == [1] * n)),
                         (["7"] * n, TypeError), ([None] * n, TypeError)]
             elif element[0] == "handle":
                 top = (1 << POINTER_BITS) - 1
@@ -265,7 +266,7 @@ class Sweep:
             lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
             out += [([lo, hi, lo], lambda got, v=[lo, hi, lo]: [as_int(g) for g in got] == v),
                     ([lo, hi + 1], OverflowError), ([lo - 1], OverflowError),
-                    ([lo, 1.5], self.float_in_list(lo, hi) or (lambda got, v=[lo, 1]: [as_int(g) for g in got] == v)),
+                    ([lo, 1.5], self.float_in_list(hi) or (lambda got, v=[lo, 1]: [as_int(g) for g in got] == v)),
                     ([None], TypeError), ([self.foreign], TypeError)]
         elif element[0] == "handle":
             top = (1 << POINTER_BITS) - 1

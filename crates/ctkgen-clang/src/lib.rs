@@ -606,16 +606,7 @@ fn assemble(model: build::ModeModel) -> ir::Api {
 
     ir::Api {
         format_version: ir::FORMAT_VERSION,
-        provenance: ir::Provenance {
-            header: String::new(),
-            header_sha256: String::new(),
-            ctk: None,
-            cuda_version: None,
-            target: String::new(),
-            language_modes: Vec::new(),
-            libclang_version: String::new(),
-            extra_headers: Vec::new(),
-        },
+        provenance: ir::Provenance::unknown(""),
         functions,
         records: model.records,
         enums: model.enums,

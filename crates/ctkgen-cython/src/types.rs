@@ -346,16 +346,7 @@ mod tests {
     }
 
     fn empty_api() -> Api {
-        let provenance = ctkgen_ir::Provenance {
-            header: "t.h".into(),
-            header_sha256: String::new(),
-            ctk: None,
-            cuda_version: None,
-            target: String::new(),
-            language_modes: Vec::new(),
-            libclang_version: String::new(),
-            extra_headers: Vec::new(),
-        };
+        let provenance = ctkgen_ir::Provenance::unknown("t.h");
         let (functions, records, enums, typedefs, constants) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         Api { format_version: ctkgen_ir::FORMAT_VERSION, provenance, functions, records, enums, typedefs, constants }

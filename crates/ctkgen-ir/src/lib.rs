@@ -74,6 +74,22 @@ pub struct Provenance {
     pub extra_headers: Vec<ExtraHeaderRead>,
 }
 
+impl Provenance {
+    /// A provenance with nothing known yet: the parser fills it in, tests build models with it.
+    pub fn unknown(header: impl Into<String>) -> Provenance {
+        Provenance {
+            header: header.into(),
+            header_sha256: String::new(),
+            ctk: None,
+            cuda_version: None,
+            target: String::new(),
+            language_modes: Vec::new(),
+            libclang_version: String::new(),
+            extra_headers: Vec::new(),
+        }
+    }
+}
+
 /// A header read after the main one, in the same translation unit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExtraHeaderRead {
