@@ -17,7 +17,7 @@ GEN=target/gpu-gen
 BUNDLE=target/gpu-bundle
 LIMIT_BYTES=$((64 * 1024 * 1024))
 
-# The Rust program's Cargo.toml names $GEN/13.1/rust; another 13.x is generated there too.
+# The Rust program's Cargo.toml names $GEN/13.1/rust/cuda-driver-sys; another 13.x is generated there too.
 $XTASK generate --ctk "$CTK_13" --lang all --out "$GEN/13.1"
 $XTASK generate --ctk "$CTK_12" --lang cython --out "$GEN/12.9"
 cargo build --release --offline --manifest-path tests/gpu/rust/Cargo.toml --target-dir target/gpu-rust

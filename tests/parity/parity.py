@@ -1,10 +1,11 @@
-"""API-surface parity between the official `cuda.bindings.driver` and the generated driver
-module: which public names each has, enum members, and function parameter names in order.
+"""API-surface parity between the official `cuda.bindings` modules (`driver`, `nvrtc`) and the
+generated modules of the same names: which public names each has, enum members, and function
+parameter names in order.
 
 Run as a script, it prints the surface of an importable module as JSON:
     python parity.py MODULE
 The official releases are unpacked wheels put on PYTHONPATH; ours is read from the generated
-`driver.pyi` (see `stub_surface`), so every CTK is covered without compiling; the Python suite
+`<module>.pyi` (see `stub_surface`), so every CTK is covered without compiling; the Python suite
 checks on the built packages that the stub and the module have the same surface."""
 import ast
 import inspect
@@ -206,12 +207,15 @@ def official_has(official, key):
     return member in official["enums"].get(owner, []) or member in official["members"].get(owner, [])
 
 
-def load_exceptions(path=EXCEPTIONS):
-    """{key: (cause, ctk minors it is limited to or None)}; a key listed twice is an error."""
+def load_exceptions(path=EXCEPTIONS, module="driver"):
+    """{key: (cause, ctk minors it is limited to or None)} of `module`'s groups (a group names its
+    module, `driver` when it names none); a key listed twice is an error."""
     with open(path, "rb") as f:
         data = tomllib.load(f)
     out = {}
     for group in data.get("group", []):
+        if group.get("module", "driver") != module:
+            continue
         for key in group["names"]:
             if key in out:
                 raise ValueError(f"{key} is listed twice in {path}")
@@ -284,15 +288,15 @@ def unpacked(cache, package, version):
     return target
 
 
-def official_surface(cache, version):
-    """The surface of `cuda.bindings.driver` of cuda-bindings `version` (no GPU or driver is
-    needed to import it)."""
+def official_surface(cache, version, module="driver"):
+    """The surface of `cuda.bindings.<module>` of cuda-bindings `version` (no GPU, driver or
+    library is needed to import it)."""
     path = [unpacked(cache, name, v) for name, v in pins() if name != "cuda-bindings"]
-    return surface_in_subprocess("cuda.bindings.driver", [unpacked(cache, "cuda-bindings", version)] + path)
+    return surface_in_subprocess(f"cuda.bindings.{module}", [unpacked(cache, "cuda-bindings", version)] + path)
 
 
-def report_line(ctk, counts, listed):
-    return (f"{ctk}: {counts['present']:,} of {counts['names']:,} official names present, "
+def report_line(ctk, counts, listed, module="driver"):
+    return (f"{module} {ctk}: {counts['present']:,} of {counts['names']:,} official names present, "
             f"{counts['matching']:,} of {counts['signatures']:,} signatures match, {listed:,} listed exceptions")
 
 

@@ -45,7 +45,7 @@ class Sweep:
         self.modules = []
         pkg = importlib.import_module(package)
         for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-            if info.name.startswith(("_types", "_records", "_functions", "_enums")):
+            if info.name.startswith(("_driver_types", "_driver_records", "_driver_functions", "_driver_enums")):
                 try:
                     self.modules.append(importlib.import_module(f"{package}.{info.name}"))
                 except ImportError:
@@ -176,7 +176,7 @@ class Sweep:
     def has_scalar_class(self, ty):
         """Whether a member of type `ty` holds a scalar wrapper class (`CUdeviceptr`,
         `cuuint64_t`): the first typedef on the way down that has a class decides, as in C."""
-        types = next((m for m in self.modules if m.__name__.endswith("._types")), None)
+        types = next((m for m in self.modules if m.__name__.endswith("._driver_types")), None)
         while ty["kind"] == "typedef" and ty["name"] in self.typedefs:
             if isinstance(getattr(types, ty["name"], None), type):
                 return self.typedefs[ty["name"]]["ty"]["kind"] != "pointer"
@@ -329,7 +329,7 @@ class Sweep:
                                  lambda: getattr(obj, member), lambda: ctypes.string_at(obj.getPtr(), size), expect)
 
     def sweep_constructors(self):
-        types = next((m for m in self.modules if m.__name__.endswith("._types")), None)
+        types = next((m for m in self.modules if m.__name__.endswith("._driver_types")), None)
         for name in sorted(self.typedefs):
             cls = getattr(types, name, None)
             if not isinstance(cls, type):

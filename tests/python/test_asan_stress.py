@@ -44,7 +44,7 @@ def record_modules(ctk):
     """The record modules the package for `ctk` has (emitted once into a scratch folder)."""
     with tempfile.TemporaryDirectory() as scratch:
         package = emit(ctk, scratch)
-        return sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(package, "ctkgen_cuda", "_records_*.pyx")))
+        return sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(package, "ctkgen_cuda", "_driver_records_*.pyx")))
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def asan_package(ctk13):
     assert modules, "no record modules emitted"
     # The record modules and what they import; the function modules (and cydriver's loader)
     # hold no record objects and would only lengthen a slow sanitizer build.
-    path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_types", *modules])
+    path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_driver_types", *modules])
     return path, modules
 
 
@@ -77,7 +77,7 @@ def modules_defining(ctk, functions):
     with tempfile.TemporaryDirectory() as scratch:
         package = emit(ctk, scratch)
         found = set()
-        for path in glob.glob(os.path.join(package, "ctkgen_cuda", "_functions_*.pyx")):
+        for path in glob.glob(os.path.join(package, "ctkgen_cuda", "_driver_functions_*.pyx")):
             text = open(path, encoding="utf-8").read()
             if any(f"\ndef {name}(" in text for name in functions):
                 found.add(os.path.basename(path)[:-4])
@@ -90,9 +90,9 @@ def test_shared_and_returned_arrays_are_clean_under_asan(ctk13, fake_libcuda, mo
     fix: the shared member still pointed at the freed array."""
     functions = modules_defining(ctk13, ["cuGraphGetEdges", "cuGraphNodeGetDependencies", "cuInit"])
     records = record_modules(ctk13)
-    path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_types", *records, "cydriver", *functions])
+    path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_driver_types", *records, "cydriver", *functions])
     monkeypatch.setenv("CTKGEN_LIBCUDA", fake_libcuda)
-    result = sanitized([os.path.join(HERE, "asan_shared_arrays.py"), "ctkgen_cuda", "_types", *records, *functions],
+    result = sanitized([os.path.join(HERE, "asan_shared_arrays.py"), "ctkgen_cuda", "_driver_types", *records, *functions],
                        path, timeout=900)
     report = result.stdout[-2000:] + result.stderr[-6000:]
     assert result.returncode == 0, report

@@ -1,5 +1,6 @@
-"""API-surface parity with the official cuda.bindings.driver, for every CTK of the catalogue
-that has an official release of the same major.minor (pinned in tests/parity/official.txt).
+"""API-surface parity with the official cuda.bindings modules (`driver` and `nvrtc`), for every
+CTK of the catalogue that has an official release of the same major.minor (pinned in
+tests/parity/official.txt).
 Record members are compared too. Every difference must be listed in tests/parity/exceptions.toml, and every listed one must
 still occur. Ours is read from the generated stubs, so no CTK needs compiling here;
 `test_stub_matches_built_module` checks on the suite's built packages that the stubs and the
@@ -19,6 +20,8 @@ import parity  # noqa: E402
 
 OFFICIAL = parity.official_versions()
 SELECTED = os.environ.get("CTKGEN_PARITY_CTKS")
+# The generated modules that follow an official one of the same name.
+MODULES = ("driver", "nvrtc")
 
 
 def catalogue_newest():
@@ -31,23 +34,35 @@ def catalogue_newest():
     return newest
 
 
-def our_surface(ctk):
-    """Surface of the package generated for `ctk`, from its stubs (generation only, no build)."""
+def our_surfaces(ctk):
+    """{module: surface} of the package generated for `ctk`, from its stubs (generation only, no build)."""
     with tempfile.TemporaryDirectory(prefix="ctkgen-parity-") as tmp:
-        (stub,) = glob.glob(os.path.join(emit(ctk, tmp), "*", "driver.pyi"))
-        return parity.stub_surface(stub)
+        package = emit(ctk, tmp)
+        out = {}
+        for module in MODULES:
+            (stub,) = glob.glob(os.path.join(package, "*", f"{module}.pyi"))
+            out[module] = parity.stub_surface(stub)
+        return out
 
 
 @pytest.fixture(scope="module")
-def results():
+def all_results():
+    """{module: {minor: (official surface, differences, counts)}}."""
     newest = catalogue_newest()
     minors = SELECTED.split(",") if SELECTED else sorted(OFFICIAL)
-    out = {}
+    out = {module: {} for module in MODULES}
     for minor in minors:
-        official = parity.official_surface(CACHE, OFFICIAL[minor])
-        diffs, counts = parity.compare(official, our_surface(newest[minor]))
-        out[minor] = (official, diffs, counts)
+        ours = our_surfaces(newest[minor])
+        for module in MODULES:
+            official = parity.official_surface(CACHE, OFFICIAL[minor], module)
+            diffs, counts = parity.compare(official, ours[module])
+            out[module][minor] = (official, diffs, counts)
     return out
+
+
+@pytest.fixture(scope="module", params=MODULES)
+def results(request, all_results):
+    return request.param, all_results[request.param]
 
 
 def test_every_official_release_has_a_catalogue_ctk():
@@ -55,19 +70,21 @@ def test_every_official_release_has_a_catalogue_ctk():
 
 
 def test_every_difference_is_listed(results, capsys):
-    exceptions = parity.load_exceptions()
+    module, results = results
+    exceptions = parity.load_exceptions(module=module)
     unlisted, _ = parity.judge({c: (o, d) for c, (o, d, _) in results.items()}, exceptions, complete=False)
     with capsys.disabled():
         print()
         for ctk, (_, diffs, counts) in results.items():
             listed = len(diffs) - len(unlisted.get(ctk, {}))
-            print(f"parity {parity.report_line(ctk, counts, listed)}")
+            print(f"parity {parity.report_line(ctk, counts, listed, module)}")
     message = "\n".join(f"{ctk} {key}: {what}" for ctk, found in unlisted.items() for key, what in sorted(found.items()))
-    assert not unlisted, f"differences from cuda.bindings.driver not listed in tests/parity/exceptions.toml:\n{message}"
+    assert not unlisted, f"differences from cuda.bindings.{module} not listed in tests/parity/exceptions.toml:\n{message}"
 
 
 def test_no_listed_exception_is_stale(results):
-    exceptions = parity.load_exceptions()
+    module, results = results
+    exceptions = parity.load_exceptions(module=module)
     complete = set(results) == set(OFFICIAL)
     _, stale = parity.judge({c: (o, d) for c, (o, d, _) in results.items()}, exceptions, complete)
     assert not stale, f"listed in tests/parity/exceptions.toml but no longer differing: {', '.join(stale)}"
@@ -77,17 +94,18 @@ STUB_PROBE = r'''
 import json, sys
 sys.path.insert(0, {parity_dir!r})
 import parity
-import ctkgen_cuda.driver as module
+import ctkgen_cuda.{module} as module
 print(json.dumps(parity.module_surface(module)))
 '''
 
 
-def test_stub_matches_built_module(package):
+@pytest.mark.parametrize("module", MODULES)
+def test_stub_matches_built_module(package, module):
     """The stubs declare exactly what the built module has, parameters included: what the
     parity check reads from them is what users get."""
     ctk, path = package
-    built = probe(path, STUB_PROBE.format(parity_dir=parity.HERE))
-    (stub,) = glob.glob(os.path.join(path, "*", "driver.pyi"))
+    built = probe(path, STUB_PROBE.format(parity_dir=parity.HERE, module=module))
+    (stub,) = glob.glob(os.path.join(path, "*", f"{module}.pyi"))
     declared = parity.stub_surface(stub)
     for kind in ("classes", "constants"):
         assert sorted(built[kind]) == declared[kind], kind

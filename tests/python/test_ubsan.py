@@ -22,10 +22,10 @@ def test_every_record_class_is_clean_under_ubsan(package):
 
 def test_legacy_inline_layout_fails_under_ubsan(ctk13):
     # Only the modules holding CUtensorMap are built, to save time.
-    path = build(ctk13, legacy=True, modules=["cydriver", "_base", "_types", "_records_0", "_records_1", "_records_2", "_records_3"])
+    path = build(ctk13, legacy=True, modules=["cydriver", "_base", "_driver_types", "_driver_records_0", "_driver_records_1", "_driver_records_2", "_driver_records_3"])
     module = None
     for name in sorted(os.listdir(os.path.join(path, "ctkgen_cuda"))):
-        if name.startswith("_records_") and name.endswith(".pyx"):
+        if name.startswith("_driver_records_") and name.endswith(".pyx"):
             with open(os.path.join(path, "ctkgen_cuda", name)) as f:
                 if "cdef class CUtensorMap_st(" in f.read():
                     module = name[:-4]

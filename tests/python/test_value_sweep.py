@@ -65,7 +65,7 @@ def test_the_sweep_is_clean_under_asan_and_ubsan(ctk13, fake_libcuda, monkeypatc
         path = build(ctk13, cflags=ASAN_UBSAN)
     else:
         # The build test_asan_stress.py makes: no extra build.
-        path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_types", *record_modules(ctk13)])
+        path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_driver_types", *record_modules(ctk13)])
     result = sanitized([SWEEP, ir_json(ctk13), "ctkgen_cuda", fake_libcuda], path)
     stderr = result.stderr[-6000:]
     assert result.returncode == 0, stderr

@@ -19,6 +19,10 @@ pub struct SourceArgs {
     /// Any header file.
     #[arg(long)]
     pub header: Option<PathBuf>,
+    /// The library whose headers to read, by its description's name under headers/libraries/
+    /// (`cuda-driver`, `nvrtc`); default: the first one (`cargo xtask libraries` lists them).
+    #[arg(long, value_name = "NAME")]
+    pub library: Option<String>,
 }
 
 impl SourceArgs {
@@ -108,15 +112,20 @@ pub struct GenerateArgs {
     /// after the release in DIR/version.json (target/ctkgen/12.8.1/), else target/ctkgen/cuda/.
     #[arg(long, value_name = "DIR")]
     pub cuda_home: Option<PathBuf>,
+    /// Bind only this library (repeat for several), by its description's name under
+    /// headers/libraries/; default: every described library (`cargo xtask libraries` lists
+    /// them). With --header, one library, the first described by default.
+    #[arg(long = "library", value_name = "NAME")]
+    pub libraries: Vec<String>,
     #[command(flatten)]
     pub read: ReadArgs,
-    /// Output folder: the Cython package goes to DIR/python/, the Rust crate to DIR/rust/; with
-    /// --all, to DIR/<release>/python/ and DIR/<release>/rust/, one folder per CTK. Default: the
+    /// Output folder: the Cython package goes to DIR/python/ (one module per library), each Rust
+    /// crate to DIR/rust/<crate>/; with --all, under DIR/<release>/, one folder per CTK. Default: the
     /// repository's target/ctkgen/<release>/ (target/ctkgen/13.1.2/ for --ctk 13.1, one such
     /// folder per CTK for --all; --header and --cuda-home name theirs above).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Which bindings to write: the Cython package (python/), the Rust -sys crate (rust/), or both.
+    /// Which bindings to write: the Cython package (python/), the Rust -sys crates (rust/), or both.
     #[arg(long, value_enum, default_value = "all")]
     pub lang: Lang,
     /// Import name of the generated Python package: a Python identifier of ASCII letters, digits

@@ -23,6 +23,14 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     if let Some(out) = &args.out {
         ctkgen::check_output_folder(out).map_err(|e| anyhow!("{e}; choose another --out"))?;
     }
+    let mut libraries = ws.chosen_libraries(&args.libraries)?;
+    if args.header.is_some() {
+        // A lone header is one library's main header.
+        if args.libraries.len() > 1 {
+            bail!("--header reads one library's header; give at most one --library");
+        }
+        libraries.truncate(1);
+    }
     let sources: Vec<HeaderSource> = if args.all {
         ws.catalogue()?.newest_per_minor().into_iter().map(|r| HeaderSource::Ctk(r.ctk.clone())).collect()
     } else if let Some(ctk) = &args.ctk {
@@ -42,7 +50,7 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
         sources
             .par_iter()
             .map(|source| {
-                let outcome = generate_one(ws, source, &args, languages, &read);
+                let outcome = generate_one(ws, source, &libraries, &args, languages, &read);
                 progress.finished(outcome.as_ref().map(|g| g.label.as_str()).unwrap_or("failed"));
                 outcome
             })
@@ -85,6 +93,9 @@ fn refresh_command(args: &GenerateArgs) -> String {
     } else if let Some(dir) = &args.cuda_home {
         command.push_str(&format!(" --cuda-home {}", dir.display()));
     }
+    for library in &args.libraries {
+        command.push_str(&format!(" --library {library}"));
+    }
     if let Some(out) = &args.out {
         command.push_str(&format!(" --out {}", out.display()));
     }
@@ -109,6 +120,7 @@ struct Generated {
 fn generate_one(
     ws: &Workspace,
     source: &HeaderSource,
+    libraries: &[ctkgen::Library],
     args: &GenerateArgs,
     languages: Languages,
     read: &ReadOptions,
@@ -119,11 +131,14 @@ fn generate_one(
             crate::progress(line);
         }
     };
-    // With one source nothing is parsed after it (libclang's pages go at once); the library's
-    // conventions are read while libclang opens.
-    let (headers, api, library) =
-        read_source_reporting(ws, source, read, !args.all, stage, || ws.library(ctkgen::DRIVER_LIBRARY))?;
-    let label = ctkgen::source_label(&headers);
+    // With one source nothing is parsed after the last library (libclang's pages go at once).
+    let mut models = Vec::with_capacity(libraries.len());
+    for (index, library) in libraries.iter().enumerate() {
+        let last = !args.all && index + 1 == libraries.len();
+        let (headers, api, ()) = read_source_reporting(ws, source, read, library, last, stage, || ())?;
+        models.push((headers, api));
+    }
+    let label = ctkgen::source_label(&models[0].0);
     let mut command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
         HeaderSource::Header(p) => {
@@ -141,15 +156,19 @@ fn generate_one(
         legacy_inline_layout: args.legacy_inline_layout,
         strict_integers: args.strict_integers,
         command,
-        library: library?,
     };
+    let bound: Vec<ctkgen::BoundLibrary> = libraries
+        .iter()
+        .zip(&models)
+        .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
+        .collect();
     let emitters = match languages {
         Languages::All => "cython and rust",
         Languages::Cython => "cython",
         Languages::Rust => "rust",
     };
     stage(&format!("emitting {emitters}"));
-    let files = ctkgen::emit(&api, &headers, &options).with_context(|| format!("generating {label}"))?;
+    let files = ctkgen::emit(&bound, &options).with_context(|| format!("generating {label}"))?;
     let out = match (&args.out, args.all) {
         (Some(dir), true) => dir.join(&label),
         (Some(dir), false) => dir.clone(),
@@ -202,7 +221,7 @@ fn generate_one(
         // One source: the process ends next, and the system reclaims the model and the files'
         // megabytes at once; freeing them block by block first only costs time.
         std::mem::forget(files);
-        std::mem::forget(api);
+        std::mem::forget(models);
     }
     Ok(Generated { label, report, stale_files })
 }

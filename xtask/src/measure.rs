@@ -30,22 +30,22 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
         stages.push(Stage { wall, cpu, peak_rss_kib: peak_rss_kib() });
         start = (Instant::now(), process_cpu());
     };
-    let headers = ctkgen::resolve_headers(ws, source)?;
+    let library = ws.primary_library()?;
+    let headers = ctkgen::resolve_library_headers(ws, source, &library)?;
     mark(&mut stages);
     let api = ctkgen::read_api_observed(ws, &headers, &ReadOptions::default(), || mark(&mut stages))?;
     mark(&mut stages);
-    let library = ws.library(ctkgen::DRIVER_LIBRARY)?;
     let options = |languages| GenerateOptions {
         languages,
         python_package: "ctkgen_cuda".into(),
         legacy_inline_layout: false,
         strict_integers: false,
         command: "cargo xtask bench".into(),
-        library: library.clone(),
     };
-    let mut files = ctkgen::emit(&api, &headers, &options(Languages::Cython))?;
+    let bound = [ctkgen::BoundLibrary { library: &library, headers: &headers, api: &api }];
+    let mut files = ctkgen::emit(&bound, &options(Languages::Cython))?;
     mark(&mut stages);
-    files.extend(ctkgen::emit(&api, &headers, &options(Languages::Rust))?);
+    files.extend(ctkgen::emit(&bound, &options(Languages::Rust))?);
     mark(&mut stages);
     ctkgen::write_tree(out, &files, ctkgen::Ownership::Manifest { command: "cargo xtask bench" })?;
     mark(&mut stages);

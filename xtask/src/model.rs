@@ -5,12 +5,21 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use ctkgen::{Api, HeaderSet, HeaderSource, OutputFile, Ownership, ReadOptions, Workspace};
+use ctkgen::{Api, HeaderSet, HeaderSource, Library, OutputFile, Ownership, ReadOptions, Workspace};
 
 use crate::args::{DiffArgs, DiffFormat, IrArgs, IrFormat, OracleArgs};
 
+/// The library `--library` names, or the first described one.
+pub fn library_arg(ws: &Workspace, name: Option<&str>) -> Result<Library> {
+    Ok(match name {
+        Some(name) => ws.chosen_libraries(&[name.to_string()])?.remove(0),
+        None => ws.primary_library()?,
+    })
+}
+
 pub fn ir(ws: &Workspace, args: IrArgs) -> Result<ExitCode> {
-    let (_, api) = read_source(ws, &args.source.source()?, &args.read.options()?)?;
+    let library = library_arg(ws, args.source.library.as_deref())?;
+    let (_, api) = read_source(ws, &args.source.source()?, &args.read.options()?, &library)?;
     let text = match args.format {
         IrFormat::Json => api.to_json(),
         IrFormat::Abi => ctkgen::abi_summary(&api),
@@ -20,15 +29,17 @@ pub fn ir(ws: &Workspace, args: IrArgs) -> Result<ExitCode> {
 }
 
 pub fn oracle(ws: &Workspace, args: OracleArgs) -> Result<ExitCode> {
-    let (headers, api) = read_source(ws, &args.source.source()?, &args.read.options()?)?;
+    let library = library_arg(ws, args.source.library.as_deref())?;
+    let (headers, api) = read_source(ws, &args.source.source()?, &args.read.options()?, &library)?;
     let name = headers.main_header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     save_or_print(args.output.as_deref(), &ctkgen::oracle::c_source(&api, &name))?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn diff(ws: &Workspace, args: DiffArgs) -> Result<ExitCode> {
+    let library = ws.primary_library()?;
     let read = |ctk: &str| -> Result<Api> {
-        Ok(read_source(ws, &HeaderSource::Ctk(ctk.to_string()), &ReadOptions::default())?.1)
+        Ok(read_source(ws, &HeaderSource::Ctk(ctk.to_string()), &ReadOptions::default(), &library)?.1)
     };
     let (old, new) = (read(&args.from)?, read(&args.to)?);
     let diff = ctkgen::abi_diff(&old, &new);
@@ -40,8 +51,13 @@ pub fn diff(ws: &Workspace, args: DiffArgs) -> Result<ExitCode> {
 }
 
 /// The headers of a source, fetched if needed, and their model.
-pub fn read_source(ws: &Workspace, source: &HeaderSource, read: &ReadOptions) -> Result<(HeaderSet, Api)> {
-    let (headers, api, ()) = read_source_reporting(ws, source, read, false, |_| {}, || ())?;
+pub fn read_source(
+    ws: &Workspace,
+    source: &HeaderSource,
+    read: &ReadOptions,
+    library: &Library,
+) -> Result<(HeaderSet, Api)> {
+    let (headers, api, ()) = read_source_reporting(ws, source, read, library, false, |_| {}, || ())?;
     Ok((headers, api))
 }
 
@@ -53,6 +69,7 @@ pub fn read_source_reporting<T>(
     ws: &Workspace,
     source: &HeaderSource,
     read: &ReadOptions,
+    library: &Library,
     last: bool,
     stage: impl Fn(&str),
     meanwhile: impl FnOnce() -> T,
@@ -60,7 +77,7 @@ pub fn read_source_reporting<T>(
     // Opening libclang and checking the cached headers take about as long as each other: side by side.
     let (headers, extra) = std::thread::scope(|scope| {
         scope.spawn(|| ctkgen::preload_libclang(ws));
-        let headers = ctkgen::resolve_headers(ws, source);
+        let headers = ctkgen::resolve_library_headers(ws, source, library);
         (headers, meanwhile())
     });
     let headers = headers?;
@@ -81,17 +98,20 @@ fn save_or_print(output: Option<&Path>, text: &str) -> Result<()> {
     Ok(())
 }
 
-/// `tests/abi/<ctk>.txt` for the newest patch of every minor: what reviewers diff when the
-/// parser or the catalogue changes.
+/// `tests/abi/<library>/<ctk>.txt` for every library and the newest patch of every minor: what
+/// reviewers diff when the parser or the catalogue changes.
 pub fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
     use rayon::prelude::*;
     let releases: Vec<String> = ws.catalogue()?.newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect();
-    let files: Vec<OutputFile> = releases
+    let libraries = ws.libraries()?;
+    let jobs: Vec<(&String, &Library)> =
+        releases.iter().flat_map(|ctk| libraries.iter().map(move |library| (ctk, library))).collect();
+    let files: Vec<OutputFile> = jobs
         .par_iter()
-        .map(|ctk| -> Result<OutputFile> {
-            let (_, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
+        .map(|&(ctk, library)| -> Result<OutputFile> {
+            let (_, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default(), library)?;
             let minor: String = ctk.split('.').take(2).collect::<Vec<_>>().join(".");
-            Ok(OutputFile { path: format!("{minor}.txt"), contents: ctkgen::abi_summary(&api) })
+            Ok(OutputFile { path: format!("{}/{minor}.txt", library.name), contents: ctkgen::abi_summary(&api) })
         })
         .collect::<Result<_>>()?;
     let dir = ws.root.join("tests").join("abi");

@@ -17,27 +17,31 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
     // One target folder for all of them, so libloading builds once.
     let target_dir = ws.root.join("target").join("ctkgen").join("rust-crates-target");
     let mut failed = Vec::new();
-    for ctk in &releases {
-        let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
+    let libraries = ws.libraries()?;
+    let mut built = 0;
+    for (ctk, library) in releases.iter().flat_map(|ctk| libraries.iter().map(move |library| (ctk, library))) {
+        let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default(), library)?;
         let options = ctkgen::GenerateOptions {
             languages: Languages::Rust,
             python_package: String::new(),
             legacy_inline_layout: false,
             strict_integers: false,
             command: format!("cargo xtask generate --ctk {ctk}"),
-            library: ws.library(ctkgen::DRIVER_LIBRARY)?,
         };
         let out = ws.default_output(ctk);
-        let files = ctkgen::emit(&api, &headers, &options)?;
-        // Only the rust/ part of the output folder is this command's.
+        let files = ctkgen::emit(&[ctkgen::BoundLibrary { library, headers: &headers, api: &api }], &options)?;
+        // Only this library's crate folder is this command's.
+        let crate_dir = format!("rust/{}/", library.conventions.rust_crate);
         let rust: Vec<OutputFile> = files
             .into_iter()
             .filter_map(|f| {
-                f.path.strip_prefix("rust/").map(|p| OutputFile { path: p.to_string(), contents: f.contents })
+                f.path.strip_prefix(&crate_dir).map(|p| OutputFile { path: p.to_string(), contents: f.contents })
             })
             .collect();
-        let dir = out.join("rust");
+        let dir = out.join(&crate_dir);
         ctkgen::write_tree(&dir, &rust, Ownership::Manifest { command: &options.command })?;
+        built += 1;
+        let ctk = format!("{ctk} {}", library.conventions.rust_crate);
         for step in ["build", "test"] {
             println!("==> {ctk}: cargo {step}");
             let status = std::process::Command::new(&cargo)
@@ -53,7 +57,7 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
             }
         }
     }
-    println!("rust crates: {} passed, {} failed", releases.len() - failed.len(), failed.len());
+    println!("rust crates: {} passed, {} failed", built - failed.len(), failed.len());
     if !failed.is_empty() {
         println!("failed: {}", failed.join(", "));
         return Ok(ExitCode::from(1));
@@ -173,7 +177,8 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
     let ir_dir = ws.root.join("target").join("ctkgen").join("ir-for-tests");
     let mut models = Vec::new();
     for ctk in crate_test_ctks(ws)? {
-        let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default())?;
+        let (headers, api) =
+            read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default(), &ws.primary_library()?)?;
         models.push(OutputFile { path: format!("{}.json", ctkgen::source_label(&headers)), contents: api.to_json() });
     }
     ctkgen::write_tree(&ir_dir, &models, Ownership::Whole)?;

@@ -107,7 +107,7 @@ fn check_catches_one_edited_byte_and_rewrites_only_what_changed() {
     let fresh = ok(&root(), &[&args[..], &["--check"]].concat());
     assert!(fresh.contains("is fresh"), "{fresh}");
 
-    let lib = out.join("rust/src/lib.rs");
+    let lib = out.join("rust/cuda-driver-sys/src/lib.rs");
     let mut bytes = std::fs::read(&lib).unwrap();
     let at = bytes.len() / 2;
     bytes[at] = if bytes[at] == b'x' { b'y' } else { b'x' };
@@ -115,28 +115,35 @@ fn check_catches_one_edited_byte_and_rewrites_only_what_changed() {
     let stale = xtask_in(&root(), &[&args[..], &["--check"]].concat());
     assert_eq!(stale.status.code(), Some(1));
     let report = String::from_utf8_lossy(&stale.stdout);
-    assert!(report.contains("stale: rust/src/lib.rs") && report.contains("@@"), "{report}");
+    assert!(report.contains("stale: rust/cuda-driver-sys/src/lib.rs") && report.contains("@@"), "{report}");
     let last = report.lines().last().unwrap_or_default();
     assert!(last.starts_with("1 stale file; run `cargo xtask generate --ctk 13.1 --out "), "{report}");
     assert!(last.ends_with(" --lang rust` to refresh"), "{last}");
 
     // What a build leaves in the output is listed, kept by the next write, and never stale.
-    std::fs::write(out.join("rust/Cargo.lock"), "# a build's file\n").unwrap();
-    std::fs::create_dir_all(out.join("rust/target/debug")).unwrap();
-    std::fs::write(out.join("rust/target/debug/libfoo.rlib"), "binary").unwrap();
+    std::fs::write(out.join("rust/cuda-driver-sys/Cargo.lock"), "# a build's file\n").unwrap();
+    std::fs::create_dir_all(out.join("rust/cuda-driver-sys/target/debug")).unwrap();
+    std::fs::write(out.join("rust/cuda-driver-sys/target/debug/libfoo.rlib"), "binary").unwrap();
     let listed = xtask_in(&root(), &[&args[..], &["--check"]].concat());
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
     assert!(listed.contains("2 other files, not written by ctkgen (kept)"), "{listed}");
-    assert!(listed.contains("  rust/Cargo.lock\n") && listed.contains("  rust/target/debug/libfoo.rlib\n"), "{listed}");
+    assert!(
+        listed.contains("  rust/cuda-driver-sys/Cargo.lock\n")
+            && listed.contains("  rust/cuda-driver-sys/target/debug/libfoo.rlib\n"),
+        "{listed}"
+    );
     assert!(listed.contains("1 stale file;"), "only lib.rs is stale: {listed}");
 
-    let cargo_toml = out.join("rust/Cargo.toml");
+    let cargo_toml = out.join("rust/cuda-driver-sys/Cargo.toml");
     let before = std::fs::metadata(&cargo_toml).unwrap().modified().unwrap();
     std::thread::sleep(Duration::from_millis(20));
     let rewrite = ok(&root(), &args);
     assert!(rewrite.contains("1 written") && rewrite.contains("2 other files kept"), "{rewrite}");
-    assert_eq!(std::fs::read_to_string(out.join("rust/Cargo.lock")).unwrap(), "# a build's file\n");
-    assert!(out.join("rust/target/debug/libfoo.rlib").is_file(), "a build's files survive regeneration");
+    assert_eq!(std::fs::read_to_string(out.join("rust/cuda-driver-sys/Cargo.lock")).unwrap(), "# a build's file\n");
+    assert!(
+        out.join("rust/cuda-driver-sys/target/debug/libfoo.rlib").is_file(),
+        "a build's files survive regeneration"
+    );
     let fresh = ok(&root(), &[&args[..], &["--check"]].concat());
     assert!(fresh.contains("is fresh"), "{fresh}");
     assert_eq!(
@@ -250,7 +257,7 @@ fn generated_crate_packages_for_release() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     ok(&root(), &["generate", "--ctk", "13.1", "--lang", "rust", "--out", out.to_str().unwrap()]);
-    let manifest = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap();
+    let manifest = std::fs::read_to_string(out.join("rust/cuda-driver-sys/Cargo.toml")).unwrap();
     for field in ["license = ", "description = ", "readme = \"README.md\""] {
         assert!(manifest.contains(field), "Cargo.toml lacks {field}:\n{manifest}");
     }
@@ -259,7 +266,7 @@ fn generated_crate_packages_for_release() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let packaged = Command::new(&cargo)
         .args(["package", "--quiet", "--manifest-path"])
-        .arg(out.join("rust/Cargo.toml"))
+        .arg(out.join("rust/cuda-driver-sys/Cargo.toml"))
         .arg("--target-dir")
         .arg(tmp.path().join("target"))
         .output()
@@ -297,12 +304,12 @@ fn generated_crate_packages_for_release() {
         .nth(1)
         .and_then(|s| s.split('"').next())
         .expect("the README depends on the crate by path");
-    assert!(path.ends_with(&format!("/{release}/rust")), "the README's path names {release}: {path}");
+    assert!(path.ends_with(&format!("/{release}/rust/cuda-driver-sys")), "the README's path names {release}: {path}");
     let user = tmp.path().join("user/my-crate");
     let linked = user.join(path);
     std::fs::create_dir_all(user.join("src")).unwrap();
     std::fs::create_dir_all(linked.parent().unwrap()).unwrap();
-    std::os::unix::fs::symlink(out.join("rust"), &linked).unwrap();
+    std::os::unix::fs::symlink(out.join("rust/cuda-driver-sys"), &linked).unwrap();
     let package = "[package]\nname = \"readme-example\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n";
     std::fs::write(user.join("Cargo.toml"), format!("{package}{dependencies}")).unwrap();
     std::fs::write(user.join("src/main.rs"), program).unwrap();

@@ -848,7 +848,7 @@ pub fn parse_integer(token: &str) -> Option<u64> {
     }
 }
 
-/// `PFN_cuCtxCreate_v12050` -> ("cuCtxCreate", 12050, false); `_ptds`/`_ptsz` set the flag.
+/// `PFN_fooCreate_v12050` -> ("fooCreate", 12050, false); a per-thread suffix sets the flag.
 fn pfn_version(name: &str) -> Option<(String, u32, bool)> {
     let rest = name.strip_prefix("PFN_")?;
     let (rest, per_thread) = match rest.strip_suffix("_ptds").or_else(|| rest.strip_suffix("_ptsz")) {

@@ -1,4 +1,4 @@
-//! Reads a CUDA driver header, and the extra headers read with it, with libclang into the
+//! Reads a library's main header, and the extra headers read with it, with libclang into the
 //! ctkgen model.
 //!
 //! This crate is the only code that touches libclang (through clang-sys, loaded at run time).
@@ -35,12 +35,17 @@ pub struct ParseOptions {
     pub system_include_dir: PathBuf,
     /// Extra `-I` folders (the CTK's include folder).
     pub include_dirs: Vec<PathBuf>,
-    /// `cudaTypedefs.h`, read for the `PFN_*_v<N>` versions of each function.
+    /// The header of entry-point typedefs, read for the `PFN_*_v<N>` versions of each function.
     pub typedefs_header: Option<PathBuf>,
     /// Further headers read after the main one in the same translation unit, in this order.
     pub extra_headers: Vec<ExtraHeaderFile>,
     /// The CTK release, recorded in the provenance.
     pub ctk: Option<String>,
+    /// The macro whose value is the version the header declares (recorded in the provenance).
+    pub version_macro: Option<String>,
+    /// Function-like macros that name a function's per-thread-default-stream variant
+    /// (`#define f WRAP(f_v2)`), each with the suffix its symbol takes.
+    pub per_thread_macros: std::collections::BTreeMap<String, String>,
 }
 
 pub const DEFAULT_TARGET: &str = "x86_64-unknown-linux-gnu";
@@ -57,6 +62,8 @@ impl ParseOptions {
             typedefs_header: None,
             extra_headers: Vec::new(),
             ctk: None,
+            version_macro: None,
+            per_thread_macros: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -203,7 +210,7 @@ impl ModeReadings<'_> {
 
         let header_name =
             header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone());
-        let mut api = assemble(model);
+        let mut api = assemble(model, &options.per_thread_macros);
         if api.functions.is_empty()
             && api.records.is_empty()
             && api.enums.is_empty()
@@ -226,10 +233,12 @@ impl ModeReadings<'_> {
             header: header_name,
             header_sha256: format!("{:x}", Sha256::digest(&texts[0])),
             ctk: options.ctk.clone(),
-            cuda_version: api.constants.iter().find(|c| c.name == "CUDA_VERSION").and_then(|c| match c.value {
-                ir::ConstantValue::Int(v) => u32::try_from(v).ok(),
-                _ => None,
-            }),
+            cuda_version: api.constants.iter().find(|c| Some(&c.name) == options.version_macro.as_ref()).and_then(
+                |c| match c.value {
+                    ir::ConstantValue::Int(v) => u32::try_from(v).ok(),
+                    _ => None,
+                },
+            ),
             target: options.target.clone(),
             language_modes: options.modes.clone(),
             libclang_version: libclang::clang_version(),
@@ -301,7 +310,7 @@ fn read_mode(
     if let Some(dir) = header.parent() {
         args.push(format!("-I{}", if dir.as_os_str().is_empty() { Path::new(".") } else { dir }.display()));
     }
-    // cudaTypedefs.h includes cuda.h, so reading it covers both files in one parse; extra
+    // The typedef header includes the main one, so reading it covers both files in one parse; extra
     // headers are read through a source that includes them all, held in memory only.
     let index = libclang::Index::new();
     let tu = if options.extra_headers.is_empty() {
@@ -336,7 +345,7 @@ fn read_mode(
     if primary {
         // Macros are read in the primary mode only.
         drop_undefined_macros(texts, &skipped, &mut model);
-        model.per_thread_macros = per_thread_renames(&skipped);
+        model.per_thread_macros = per_thread_renames(&skipped, &options.per_thread_macros);
     }
     Ok(model)
 }
@@ -448,15 +457,14 @@ fn undefs_in(file: usize, text: &[u8], skipped: &[Skipped]) -> Vec<(usize, Strin
 /// The per-thread-default-stream renames sit in a branch that is inactive unless the user asks
 /// for that stream mode; they are read from the skipped source so every function learns its
 /// per-thread symbol.
-fn per_thread_renames(skipped: &[Skipped]) -> Vec<build::MacroDef> {
+fn per_thread_renames(
+    skipped: &[Skipped],
+    wrappers: &std::collections::BTreeMap<String, String>,
+) -> Vec<build::MacroDef> {
     let mut out = Vec::new();
     for range in skipped {
         for window in range.tokens.windows(6) {
-            if window[0] == "define"
-                && matches!(window[2].as_str(), "__CUDA_API_PTDS" | "__CUDA_API_PTSZ")
-                && window[3] == "("
-                && window[5] == ")"
-            {
+            if window[0] == "define" && wrappers.contains_key(&window[2]) && window[3] == "(" && window[5] == ")" {
                 out.push(build::MacroDef {
                     name: window[1].clone(),
                     file: range.file,
@@ -516,7 +524,7 @@ fn compare_layouts(
     Ok(())
 }
 
-/// `cuMemAdvise_v2` -> ("cuMemAdvise", 2); `cuMemAdvise` -> ("cuMemAdvise", 1).
+/// `fooAdvise_v2` -> ("fooAdvise", 2); `fooAdvise` -> ("fooAdvise", 1).
 fn split_version_suffix(symbol: &str) -> (&str, u32) {
     if let Some((base, n)) = symbol.rsplit_once("_v") {
         if let Ok(n) = n.parse::<u32>() {
@@ -528,14 +536,14 @@ fn split_version_suffix(symbol: &str) -> (&str, u32) {
     (symbol, 1)
 }
 
-/// Decides, for every function, the name and CUDA version to hand `cuGetProcAddress`.
+/// Decides, for every function, the name and version to hand the library's versioned lookup.
 ///
-/// The driver answers a (name, version) query with the newest variant of `name` introduced at
+/// The lookup answers a (name, version) query with the newest variant of `name` introduced at
 /// or before `version`, so the version must be the one that introduced exactly this symbol.
-/// `cudaTypedefs.h` lists each family's introductions as `PFN_<family>_v<version>`, oldest
+/// The typedef header lists each family's introductions as `PFN_<family>_v<version>`, oldest
 /// first; the header declares the family's symbols (`X`, `X_v2`, ...), the newest last. Matching
 /// them in order is the only way to tell variants apart whose signatures are identical
-/// (`cuEventElapsedTime` and `_v2`); parameter types, compared canonically, confirm each match.
+/// (an elapsed-time query and its `_v2`); parameter types, compared canonically, confirm each match.
 fn assign_entry_point_versions(
     functions: &mut [ir::Function],
     pfns: &[build::PfnVersion],
@@ -583,10 +591,10 @@ fn assign_entry_point_versions(
 }
 
 /// Turns one mode's declarations into the model: renames, versions and constants resolved.
-fn assemble(model: build::ModeModel) -> ir::Api {
+fn assemble(model: build::ModeModel, wrappers: &std::collections::BTreeMap<String, String>) -> ir::Api {
     let symbols: BTreeSet<String> = model.functions.iter().map(|f| f.symbol.clone()).collect();
-    let renames = macros::renames(&model.macros, &symbols);
-    let per_thread_renames = macros::renames(&model.per_thread_macros, &symbols);
+    let renames = macros::renames(&model.macros, &symbols, wrappers);
+    let per_thread_renames = macros::renames(&model.per_thread_macros, &symbols, wrappers);
     let typedef_names: BTreeSet<String> = model.typedefs.iter().map(|t| t.name.clone()).collect();
     let constants = macros::constants(&model.macros, &typedef_names, &model.enums);
 
@@ -594,11 +602,11 @@ fn assemble(model: build::ModeModel) -> ir::Api {
     for f in &mut functions {
         if let Some(r) = renames.iter().find(|r| r.symbol == f.symbol) {
             f.name = r.public.clone();
-            f.per_thread_symbol = r.per_thread_suffix.map(|s| format!("{}{s}", f.symbol));
+            f.per_thread_symbol = r.per_thread_suffix.as_ref().map(|s| format!("{}{s}", f.symbol));
         }
         if f.per_thread_symbol.is_none() {
             if let Some(r) = per_thread_renames.iter().find(|r| r.symbol == f.symbol && r.public == f.name) {
-                f.per_thread_symbol = r.per_thread_suffix.map(|s| format!("{}{s}", f.symbol));
+                f.per_thread_symbol = r.per_thread_suffix.as_ref().map(|s| format!("{}{s}", f.symbol));
             }
         }
     }

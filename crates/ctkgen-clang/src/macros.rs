@@ -1,4 +1,4 @@
-//! Evaluates object-like macros to typed constants, casts included (`((CUdevice)-1)`), and
+//! Evaluates object-like macros to typed constants, casts included (`((FooDevice)-1)`), and
 //! recognises the macros that rename functions to versioned symbols.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -7,23 +7,26 @@ use ctkgen_ir::{Constant, ConstantValue, Enum, Primitive, Type};
 
 use crate::build::{parse_integer, MacroDef};
 
-/// A function rename: `#define cuCtxCreate cuCtxCreate_v4` or
-/// `#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)`.
+/// A function rename: `#define fooCreate fooCreate_v4` or
+/// `#define fooCopy PER_THREAD(fooCopy_v2)`, `PER_THREAD` being a per-thread wrapper macro.
 pub struct Rename {
     pub public: String,
     pub symbol: String,
     /// The per-thread-default-stream suffix the wrapper macro would add, if any.
-    pub per_thread_suffix: Option<&'static str>,
+    pub per_thread_suffix: Option<String>,
 }
 
-pub fn renames(macros: &[MacroDef], symbols: &BTreeSet<String>) -> Vec<Rename> {
+/// `wrappers`: the function-like macros that name a per-thread variant, with the suffix each adds.
+pub fn renames(macros: &[MacroDef], symbols: &BTreeSet<String>, wrappers: &BTreeMap<String, String>) -> Vec<Rename> {
     let mut out = Vec::new();
     for m in macros {
         let body: Vec<&str> = m.body.iter().map(String::as_str).collect();
         let (symbol, suffix) = match body.as_slice() {
             [symbol] => (*symbol, None),
-            ["__CUDA_API_PTDS", "(", symbol, ")"] => (*symbol, Some("_ptds")),
-            ["__CUDA_API_PTSZ", "(", symbol, ")"] => (*symbol, Some("_ptsz")),
+            [wrapper, "(", symbol, ")"] => match wrappers.get(*wrapper) {
+                Some(suffix) => (*symbol, Some(suffix.clone())),
+                None => continue,
+            },
             _ => continue,
         };
         if symbols.contains(symbol) && (symbol != m.name || suffix.is_some()) {
@@ -399,9 +402,9 @@ mod tests {
 
     #[test]
     fn casts_keep_their_type() {
-        let c = eval("((CUdevice)-1)", &["CUdevice"]).unwrap();
+        let c = eval("((FooDevice)-1)", &["FooDevice"]).unwrap();
         assert_eq!(c.value, ConstantValue::Int(-1));
-        assert_eq!(c.ty, Type::Typedef { name: "CUdevice".into() });
+        assert_eq!(c.ty, Type::Typedef { name: "FooDevice".into() });
         let c = eval("((void*)0x01)", &[]).unwrap();
         assert_eq!(c.value, ConstantValue::Int(1));
         assert!(matches!(c.ty, Type::Pointer { .. }));

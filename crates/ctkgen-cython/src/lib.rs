@@ -78,6 +78,12 @@ pub enum CythonEmitError {
          underscores, not starting with a digit, not a keyword), e.g. `my_cuda`"
     )]
     PackageName(String),
+    #[error("{header}: the library file {library} depends on the toolkit's major version, which this header does not give (generate from a catalogued CTK or a toolkit)")]
+    UnknownMajor { library: String, header: String },
+    #[error("two libraries in one package use the Python module name `{0}`")]
+    DuplicateModule(String),
+    #[error("libraries of one package must be generated with the same package options ({0} differs)")]
+    MixedOptions(&'static str),
     #[error("invalid output-parameter overrides: {0}")]
     Overrides(String),
     #[error("parameters with no input/output classification (add them to the library's cython-params overrides): {}", .0.join(", "))]
@@ -176,40 +182,111 @@ pub fn emit_with_docs(
     options: &CythonOptions,
     parsed: &ParsedDocs,
 ) -> Result<Vec<OutputFile>, CythonEmitError> {
-    check_package_name(&options.python_package)?;
-    let model = model::build_with_docs(api, options, parsed)?;
+    emit_package(&[(api, options)], parsed)
+}
+
+/// What one library adds to the package-wide files (README, report, package metadata).
+#[derive(serde::Serialize)]
+struct LibrarySummary {
+    names: model::ModuleNames,
+    conventions: LibraryConventions,
+    header: String,
+    soname: String,
+    cuda_version: Option<u32>,
+    unclassified: Vec<String>,
+    report: Vec<String>,
+}
+
+/// Refuses libraries that cannot share one package: package-wide options that differ, or two
+/// libraries with one module name.
+fn check_package(libraries: &[(&Api, &CythonOptions)]) -> Result<(), CythonEmitError> {
+    let Some((_, first)) = libraries.first() else { return Ok(()) };
+    check_package_name(&first.python_package)?;
+    let mut modules = std::collections::BTreeSet::new();
+    for (_, options) in libraries {
+        let same = [
+            ("python_package", options.python_package == first.python_package),
+            ("command", options.command == first.command),
+            ("legacy_inline_layout", options.legacy_inline_layout == first.legacy_inline_layout),
+            ("strict_integers", options.strict_integers == first.strict_integers),
+            ("license", options.license == first.license),
+            ("repository", options.repository == first.repository),
+        ];
+        if let Some((field, _)) = same.iter().find(|(_, same)| !same) {
+            return Err(CythonEmitError::MixedOptions(field));
+        }
+        let module = &options.conventions.python.module;
+        if !modules.insert(module.clone()) {
+            return Err(CythonEmitError::DuplicateModule(module.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// Emits one Python package under `python/` with a module per library (`<package>.<module>`,
+/// named by each library's conventions) and the shared runtime (`_base`) they all use. The
+/// first library's settings name the package; all must share its package-wide options.
+pub fn emit_package(
+    libraries: &[(&Api, &CythonOptions)],
+    parsed: &ParsedDocs,
+) -> Result<Vec<OutputFile>, CythonEmitError> {
+    check_package(libraries)?;
     let env = environment();
-    let pkg = format!("python/{}", model.package);
-    let base = minijinja::Value::from_serialize(&model);
-    // Every file is one render of the shared model: list them, then render them side by side.
     let mut jobs: Vec<(String, &str, minijinja::Value)> = Vec::new();
-    // The library's two modules are named by its conventions: the Python module and the
-    // Cython-level declarations beside it.
-    let (module, cy_module) = (&options.conventions.python.module, &options.conventions.python.cython_module);
-    for (file, template) in [
-        (format!("{cy_module}.pxd"), "cylib.pxd.j2"),
-        (format!("{cy_module}.pyx"), "cylib.pyx.j2"),
-        (format!("{module}.py"), "module.py.j2"),
-        (format!("{module}.pyi"), "module.pyi.j2"),
-    ] {
-        jobs.push((format!("{pkg}/{file}"), template, base.clone()));
+    let mut summaries = Vec::new();
+    let mut extension_modules = vec!["_base".to_string()];
+    let mut first_model = None;
+    for (api, options) in libraries {
+        let model = model::build_with_docs(api, options, parsed)?;
+        let pkg = format!("python/{}", model.package);
+        let base = minijinja::Value::from_serialize(&model);
+        let names = &model.names;
+        // The library's own files, named after its module.
+        for (file, template) in [
+            (format!("{}.pxd", names.cython), "cylib.pxd.j2"),
+            (format!("{}.pyx", names.cython), "cylib.pyx.j2"),
+            (format!("{}.py", names.python), "module.py.j2"),
+            (format!("{}.pyi", names.python), "module.pyi.j2"),
+            (names.types_header.clone(), "ctkgen_types.h.j2"),
+            (names.layout_header.clone(), "ctkgen_layout_check.h.j2"),
+            (format!("{}.pyx", names.types), "_types.pyx.j2"),
+            (format!("{}.py", names.enums), "_enums.py.j2"),
+        ] {
+            jobs.push((format!("{pkg}/{file}"), template, base.clone()));
+        }
+        for (chunk, ctx) in chunk_contexts(&base, "records", &model.record_modules) {
+            jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_records.pyx.j2", ctx));
+        }
+        for (chunk, ctx) in chunk_contexts(&base, "functions", &model.function_modules) {
+            jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_functions.pyx.j2", ctx));
+        }
+        extension_modules.extend(model.extension_modules.iter().cloned());
+        summaries.push(LibrarySummary {
+            names: model.names.clone(),
+            conventions: model.conventions.clone(),
+            header: model.header.clone(),
+            soname: model.soname.clone(),
+            cuda_version: model.cuda_version,
+            unclassified: model.unclassified.clone(),
+            report: model.report.clone(),
+        });
+        // The templates read the converted copy: the model's own memory goes before they run.
+        if first_model.is_none() {
+            first_model = Some(base);
+        }
     }
-    for (file, template) in [
-        ("ctkgen_types.h", "ctkgen_types.h.j2"),
-        ("ctkgen_layout_check.h", "ctkgen_layout_check.h.j2"),
-        ("_base.pxd", "_base.pxd.j2"),
-        ("_base.pyx", "_base.pyx.j2"),
-        ("_types.pyx", "_types.pyx.j2"),
-        ("_enums.py", "_enums.py.j2"),
-        ("__init__.py", "__init__.py.j2"),
-    ] {
-        jobs.push((format!("{pkg}/{file}"), template, base.clone()));
-    }
-    for (chunk, ctx) in chunk_contexts(&base, "records", &model.record_modules) {
-        jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_records.pyx.j2", ctx));
-    }
-    for (chunk, ctx) in chunk_contexts(&base, "functions", &model.function_modules) {
-        jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_functions.pyx.j2", ctx));
+    let Some(first) = first_model else { return Ok(Vec::new()) };
+    // Package-wide files: the first library's settings, every library's summary.
+    let package_ctx = minijinja::context! {
+        libraries => minijinja::Value::from_serialize(&summaries),
+        extension_modules => extension_modules,
+        ..first.clone()
+    };
+    let pkg = format!("python/{}", first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());
+    for (file, template) in
+        [("_base.pxd", "_base.pxd.j2"), ("_base.pyx", "_base.pyx.j2"), ("__init__.py", "__init__.py.j2")]
+    {
+        jobs.push((format!("{pkg}/{file}"), template, package_ctx.clone()));
     }
     for (path, template) in [
         ("python/setup.py", "setup.py.j2"),
@@ -217,10 +294,8 @@ pub fn emit_with_docs(
         ("python/README.md", "README.md.j2"),
         ("python/ctkgen_params_report.txt", "report.txt.j2"),
     ] {
-        jobs.push((path.to_string(), template, base.clone()));
+        jobs.push((path.to_string(), template, package_ctx.clone()));
     }
-    // The templates read the converted copy: the model's own memory goes before they run.
-    drop(model);
     let mut files = jobs
         .into_par_iter()
         .with_max_len(1)

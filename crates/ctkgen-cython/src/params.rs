@@ -25,6 +25,9 @@ pub enum Override {
     Array,
     /// A raw address (int, None, buffer or object with `getPtr`).
     Address,
+    /// `H *` with H a handle type: the caller's handle object itself, which the callee reads and
+    /// may update (its storage's address), or an address.
+    HandleRef,
     /// `void **kernelParams`: a list of argument addresses.
     KernelParams,
     /// An output array whose element count is another parameter.
@@ -79,6 +82,7 @@ impl Overrides {
                     "in" => Override::In,
                     "array" => Override::Array,
                     "address" => Override::Address,
+                    "handle_ref" => Override::HandleRef,
                     "kernel_params" => Override::KernelParams,
                     "pointer" => Override::Pointer,
                     "repr_hex" => Override::ReprHex,
@@ -135,6 +139,13 @@ pub enum ParamClass {
     Value(ValueKind),
     /// `const char *`: bytes or str.
     Str,
+    /// `const char *const *`: a list of bytes or str; `count` is the by-value parameter that
+    /// says how many the callee reads, when the function has exactly one.
+    StrArray {
+        count: Option<String>,
+    },
+    /// `H *` with H a handle type: the caller's handle object, by the address of its storage.
+    HandleRef,
     /// A raw address.
     Address,
     /// A pointer to one record: the caller's object, read (and possibly written) in place.
@@ -217,7 +228,9 @@ fn param_docs_of(text: &str, params: BTreeMap<String, String>) -> BTreeMap<Strin
         .collect();
     for line in text.lines() {
         let line = line.trim_start();
-        let Some(command) = line.strip_prefix("\\param[").or_else(|| line.strip_prefix("@param[")) else { continue };
+        // `\param[out] x`, or the direction written apart: `\param   [out] x`.
+        let Some(command) = line.strip_prefix("\\param").or_else(|| line.strip_prefix("@param")) else { continue };
+        let Some(command) = command.trim_start().strip_prefix('[') else { continue };
         let Some((direction, rest)) = command.split_once(']') else { continue };
         let direction = match direction.replace(' ', "").as_str() {
             "in" => Direction::In,
@@ -471,8 +484,22 @@ fn classify_one(
     let is_void = matches!(api.resolve(&pointee), Type::Void);
     match ov {
         Some(Override::Address) => return decided(ParamClass::Address, "override"),
+        Some(Override::HandleRef) => {
+            return matches!(target, ValueKind::Handle { .. })
+                .then_some(Decision { class: ParamClass::HandleRef, reason: "override" });
+        }
         Some(Override::KernelParams) => return decided(ParamClass::KernelParams, "override"),
         Some(Override::OutArray { len }) => {
+            // `f()`: a function of the library writes the length through its only parameter, an
+            // integer pointer; anything else leaves the parameter unclassified (an error).
+            if let Some(query) = len.strip_suffix("()") {
+                let function = api.function(query)?;
+                let [param] = function.params.as_slice() else { return None };
+                let (count, _) = pointer_parts(api, &param.ty)?;
+                if !is_integer(api, &count) || is_char {
+                    return None;
+                }
+            }
             let element = if is_char { ValueKind::CharArray { len: 0 } } else { target };
             return decided(ParamClass::OutArray { element, len: len.clone() }, "override");
         }
@@ -496,6 +523,13 @@ fn classify_one(
         Some(Override::List { .. } | Override::Pointer | Override::ReprHex) | None => {}
     }
     let doc = facts.doc(name);
+    if pointee_const && is_const_string(api, &pointee) {
+        let count = match facts.value_counts.as_slice() {
+            [only] => Some(only.to_string()),
+            _ => None,
+        };
+        return decided(ParamClass::StrArray { count }, "const pointee, strings");
+    }
     if pointee_const {
         if doc_says_input_list(&doc.text) && matches!(target, ValueKind::Record { .. }) {
             return list_class(target, "const pointee, documented as a list");
@@ -577,6 +611,17 @@ fn element_kind_ok(target: &ValueKind) -> bool {
             | ValueKind::Handle { .. }
             | ValueKind::Record { .. }
     )
+}
+
+/// Whether `ty` is `const char *`: a string.
+pub(crate) fn is_const_string(api: &Api, ty: &Type) -> bool {
+    match api.resolve(ty) {
+        Type::Pointer { pointee, pointee_const: true } => matches!(
+            api.resolve(pointee),
+            Type::Primitive { name: Primitive::Char | Primitive::SignedChar | Primitive::UnsignedChar }
+        ),
+        _ => false,
+    }
 }
 
 fn input_class(target: ValueKind, is_char: bool, is_void: bool, reason: &'static str) -> Option<Decision> {
@@ -691,6 +736,14 @@ mod tests {
         assert_eq!(docs["flags"].text, "Flags more");
         assert_eq!(docs["count"].direction, Some(Direction::InOut));
         assert!(docs.contains_key("graphId"));
+    }
+
+    #[test]
+    fn a_direction_written_apart_from_the_command_is_read() {
+        let docs = param_docs("\\param   [in]  prog   Program.\n\\param   [out] sizeRet Size of the output.\n");
+        assert_eq!(docs["prog"].direction, Some(Direction::In));
+        assert_eq!(docs["sizeRet"].direction, Some(Direction::Out));
+        assert_eq!(docs["sizeRet"].text, "Size of the output.");
     }
 
     #[test]

@@ -11,7 +11,7 @@ fn conventions() -> LibraryConventions {
     conventions.result_type = "widget_status".into();
     conventions.success_constant = "WIDGET_FINE".into();
     conventions.missing_function_constant = "WIDGET_MISSING".into();
-    conventions.proc_address_function = "widgetLookup".into();
+    conventions.proc_address.as_mut().expect("the driver has a lookup").function = "widgetLookup".into();
     conventions.library = "libwidget.so.3".into();
     conventions
 }
@@ -83,4 +83,50 @@ fn names_and_success_value_come_from_the_conventions_and_the_ir() {
     assert!(loader.contains("dlsym(handle, \"widgetLookup_v9\")"), "{loader}");
     assert!(loader.contains("or \"libwidget.so.3\""), "{loader}");
     assert!(loader.contains("cdef widget_status widgetPoke() except ?WIDGET_MISSING nogil:"), "{loader}");
+}
+
+/// A library like NVRTC's: no versioned lookup, no version macro, no per-thread variants, a soname
+/// that carries the toolkit's major version and is also looked for in a wheel's folder.
+fn plain_library() -> LibraryConventions {
+    let mut conventions = conventions();
+    conventions.proc_address = None;
+    conventions.per_thread = None;
+    conventions.version_macro = None;
+    conventions.python.per_thread_env_var = None;
+    conventions.library = "libwidget.so.{major}".into();
+    conventions.search.wheel_dirs.insert("4".into(), "widgets/lib".into());
+    conventions.search.home_dirs = vec!["lib64".into()];
+    conventions.python.module = "widget".into();
+    conventions.python.cython_module = "cywidget".into();
+    conventions
+}
+
+#[test]
+fn a_library_without_lookup_or_version_macro_is_found_by_dlsym_and_its_major() {
+    let mut api = api();
+    api.provenance.ctk = Some("4.2.1".into());
+    // A function that returns a string instead of the status type is wrapped too.
+    let mut name = function("widgetName", "widgetName");
+    name.ret = Type::Pointer { pointee: Box::new(Type::Primitive { name: Primitive::Char }), pointee_const: true };
+    api.functions.push(name);
+    let files = emit(&api, &CythonOptions::new(plain_library(), Overrides::default())).unwrap();
+    let file = |suffix: &str| files.iter().find(|f| f.path.ends_with(suffix)).unwrap().contents.clone();
+    let loader = file("/cywidget.pyx");
+    assert!(!loader.contains("_get_proc_address"), "{loader}");
+    assert!(loader.contains("\"widgets/lib\", \"libwidget.so.4\""), "{loader}");
+    assert!(loader.contains("for sub in (\"lib64\", ):"), "{loader}");
+    assert!(loader.contains("cdef const char * widgetName() except? NULL nogil:"), "{loader}");
+    assert!(!loader.contains("_per_thread = os.environ"), "{loader}");
+    let guard = file("/ctkgen_widget_layout_check.h");
+    assert!(!guard.contains("#error"), "{guard}");
+    let functions = file("/_widget_functions_0.pyx");
+    assert!(functions.contains("return (_SUCCESS, None if _text == NULL else <bytes>_text)"), "{functions}");
+    let stub = file("/widget.pyi");
+    assert!(stub.contains("def widgetName() -> tuple[widget_status, Optional[bytes]]:"), "{stub}");
+}
+
+#[test]
+fn a_soname_with_the_major_needs_a_known_major() {
+    let error = emit(&api(), &CythonOptions::new(plain_library(), Overrides::default())).unwrap_err().to_string();
+    assert!(error.contains("libwidget.so.{major}") && error.contains("widget.h"), "{error}");
 }

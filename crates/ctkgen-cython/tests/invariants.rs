@@ -1,9 +1,11 @@
-//! The emitter's invariant: no name of the bound library and no alignment number is written in
-//! its source or its templates; both come from the IR or from the library's conventions.
+//! The generator's invariant: no name of a bound library is written in the parser, the headers
+//! crate, the pipeline, the emitters or the templates, and no alignment number in the emitters or
+//! the templates; names come from the IR or from each library's description as data.
 //!
-//! The names checked are every declaration of a real CTK's `cuda.h` (its ABI summary under
-//! `tests/abi/`), every string of the driver's conventions (`headers/libraries/`), and any
-//! identifier shaped like a driver name (`cuX...`, `CUx...`, `CU_...`, `CUDA_...`, `CUDAX...`).
+//! The names checked are every declaration of each bound library in a real CTK (its ABI summary
+//! under `tests/abi/<library>/`), every string of every library's description
+//! (`headers/libraries/`), and any identifier shaped like a driver or NVRTC name (`cuX...`,
+//! `CUx...`, `CU_...`, `CUDA_...`, `CUDAX...`, `nvrtcX...`, `NVRTC_...`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -12,16 +14,26 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Every file the check covers: the emitters' Rust source, the runtime source the Rust emitter
-/// emits as written, and the templates crate.
-fn scanned_files() -> Vec<PathBuf> {
+/// The folders the name check covers: the parser, the headers crate, the pipeline, the emitters'
+/// Rust source, the runtime source the Rust emitter emits as written, and the templates crate.
+const NAME_FREE: [&str; 7] = [
+    "crates/ctkgen-clang/src",
+    "crates/ctkgen-headers/src",
+    "crates/ctkgen/src",
+    "crates/ctkgen-cython/src",
+    "crates/ctkgen-rust/src",
+    "crates/ctkgen-rust/runtime",
+    "templates",
+];
+
+/// The folders the alignment-number check covers: the emitters and the templates.
+const ALIGNMENT_FREE: [&str; 4] =
+    ["crates/ctkgen-cython/src", "crates/ctkgen-rust/src", "crates/ctkgen-rust/runtime", "templates"];
+
+/// Every Rust source and template under `folders`.
+fn scanned_files(folders: &[&str]) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut pending = vec![
-        root().join("crates/ctkgen-cython/src"),
-        root().join("crates/ctkgen-rust/src"),
-        root().join("crates/ctkgen-rust/runtime"),
-        root().join("templates"),
-    ];
+    let mut pending: Vec<PathBuf> = folders.iter().map(|f| root().join(f)).collect();
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
             let path = entry.path();
@@ -34,6 +46,10 @@ fn scanned_files() -> Vec<PathBuf> {
     }
     files.sort();
     assert!(files.len() > 20, "too few files found: {files:?}");
+    // Every folder holds scanned files (a renamed folder would silently leave the check).
+    for folder in folders {
+        assert!(files.iter().any(|f| f.starts_with(root().join(folder))), "nothing scanned under {folder}");
+    }
     files
 }
 
@@ -56,11 +72,30 @@ fn system_names() -> BTreeSet<String> {
     names
 }
 
-/// Record, enum, enumerator, function, typedef and constant names of the CTK 13.1 header.
+/// Every bound library's description file under `headers/libraries/`.
+fn library_descriptions() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(root().join("headers/libraries"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".toml") && n.matches('.').count() == 1)
+        })
+        .collect();
+    found.sort();
+    assert!(found.len() >= 2, "{found:?}");
+    found
+}
+
+/// Record, enum, enumerator, function, typedef and constant names of every library in CTK 13.1.
 fn declared_names() -> BTreeSet<String> {
-    let text = std::fs::read_to_string(root().join("tests/abi/13.1.txt")).unwrap();
     let system = system_names();
     let mut names = BTreeSet::new();
+    let mut text = String::new();
+    for description in library_descriptions() {
+        let library = description.file_stem().unwrap().to_string_lossy().into_owned();
+        text.push_str(&std::fs::read_to_string(root().join(format!("tests/abi/{library}/13.1.txt"))).unwrap());
+    }
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let Some(declared) = line.split_whitespace().nth(1) else { continue };
         for name in declared.trim_end_matches(':').split("::") {
@@ -73,26 +108,35 @@ fn declared_names() -> BTreeSet<String> {
     names
 }
 
-fn conventions() -> ctkgen_ir::LibraryConventions {
-    toml::from_str(&std::fs::read_to_string(root().join("headers/libraries/cuda-driver.toml")).unwrap()).unwrap()
+/// Every string of every library's description.
+fn convention_names() -> Vec<String> {
+    let mut names = Vec::new();
+    for description in library_descriptions() {
+        let conventions: ctkgen_ir::LibraryConventions =
+            toml::from_str(&std::fs::read_to_string(&description).unwrap()).unwrap();
+        names.extend(conventions.names().into_iter().map(str::to_string));
+    }
+    names
 }
 
 fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty())
 }
 
-/// Shaped like a driver name; the bare word `CUDA` in prose is not a name.
-fn driver_shaped(word: &str) -> bool {
+/// Shaped like a driver or NVRTC name; the bare words `CUDA` and `NVRTC` in prose are not names.
+fn library_shaped(word: &str) -> bool {
     let at = |i: usize| word.as_bytes().get(i).copied().unwrap_or(b' ');
     (word.starts_with("cu") && at(2).is_ascii_uppercase())
         || (word.starts_with("CUDA") && word != "CUDA")
         || (word.starts_with("CU") && (at(2).is_ascii_lowercase() || at(2) == b'_'))
+        || (word.starts_with("nvrtc") && at(5).is_ascii_uppercase())
+        || word.starts_with("NVRTC_")
 }
 
 /// Every library name in `text`, in order of appearance.
 fn library_names(text: &str, declared: &BTreeSet<String>, conventions: &[String]) -> Vec<String> {
     let mut found: Vec<String> =
-        identifiers(text).filter(|w| declared.contains(*w) || driver_shaped(w)).map(str::to_string).collect();
+        identifiers(text).filter(|w| declared.contains(*w) || library_shaped(w)).map(str::to_string).collect();
     found.extend(conventions.iter().filter(|name| text.contains(name.as_str())).cloned());
     let mut seen = BTreeSet::new();
     found.retain(|name| seen.insert(name.clone()));
@@ -100,11 +144,11 @@ fn library_names(text: &str, declared: &BTreeSet<String>, conventions: &[String]
 }
 
 #[test]
-fn emitter_and_templates_name_nothing_of_the_library() {
+fn the_generator_names_nothing_of_the_bound_libraries() {
     let declared = declared_names();
-    let conventions: Vec<String> = conventions().names().into_iter().map(str::to_string).collect();
+    let conventions = convention_names();
     let mut offenders = Vec::new();
-    for path in scanned_files() {
+    for path in scanned_files(&NAME_FREE) {
         let text = std::fs::read_to_string(&path).unwrap();
         let names = library_names(&text, &declared, &conventions);
         if !names.is_empty() {
@@ -113,14 +157,14 @@ fn emitter_and_templates_name_nothing_of_the_library() {
     }
     assert!(
         offenders.is_empty(),
-        "library names in the emitter (take them from the IR or the conventions):\n{}",
+        "library names in the generator (take them from the IR or the library descriptions):\n{}",
         offenders.join("\n")
     );
 }
 
 #[test]
 fn emitter_and_templates_hold_no_alignment_numbers() {
-    for path in scanned_files() {
+    for path in scanned_files(&ALIGNMENT_FREE) {
         let text = std::fs::read_to_string(&path).unwrap();
         for literal in ["64", "128"] {
             for (i, _) in text.match_indices(literal) {
@@ -138,9 +182,9 @@ fn emitter_and_templates_hold_no_alignment_numbers() {
 }
 
 #[test]
-fn the_check_recognises_driver_names() {
+fn the_check_recognises_library_names() {
     let declared = declared_names();
-    let conventions: Vec<String> = conventions().names().into_iter().map(str::to_string).collect();
+    let conventions = convention_names();
     let hits = |text: &str| library_names(text, &declared, &conventions);
     assert_eq!(hits("cdef CUresult f()"), ["CUresult"]);
     assert!(hits("x = cuGetProcAddress_v2").contains(&"cuGetProcAddress_v2".to_string()));
@@ -150,5 +194,13 @@ fn the_check_recognises_driver_names() {
         ["CU_NEW_FLAG", "CUDA_NEW_THING", "CUnewType", "cuNewCall"]
     );
     assert_eq!(hits("dlopen(\"libcuda.so.1\")"), ["libcuda.so.1"]);
+    // NVRTC's declarations, soname (whatever its major), header and module names.
+    assert_eq!(hits("nvrtcCompileProgram(p)"), ["nvrtcCompileProgram"]);
+    // The description's name is a whole word of prose too.
+    assert_eq!(hits("x = NVRTC_ERROR_NEW"), ["NVRTC_ERROR_NEW", "NVRTC"]);
+    assert_eq!(hits("open libnvrtc.so.12"), ["libnvrtc.so."]);
+    assert_eq!(hits("read \"nvrtc.h\""), ["nvrtc.h"]);
+    assert_eq!(hits("from . cimport cynvrtc"), ["cynvrtc"]);
+    assert!(hits("nvrtc as a word; a cursor").is_empty());
     assert!(hits("the CUDA version; current cursor; uint64_t size_t CTKGEN_X").is_empty());
 }

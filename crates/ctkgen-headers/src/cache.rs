@@ -11,10 +11,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::cuda_home::read_cuda_version;
+use crate::cuda_home::read_version_macro;
 use crate::hash::{sha256_bytes, sha256_file};
 use crate::wheel::Wheel;
-use crate::{HeadersError, Pip, Release, MAIN_HEADER, TYPEDEFS_HEADER};
+use crate::{HeadersError, LibraryHeaders, Pip, Release};
 
 /// A folder that keeps downloaded headers and libclang between runs.
 #[derive(Debug, Clone)]
@@ -37,13 +37,13 @@ impl Eq for Cache {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderSet {
     pub include_dir: PathBuf,
-    /// `cuda.h`.
+    /// The library's main header.
     pub main_header: PathBuf,
-    /// `cudaTypedefs.h`, when the release has one.
+    /// Its header of entry-point typedefs, when the library and the release have one.
     pub typedefs_header: Option<PathBuf>,
     /// CTK release, e.g. `13.1.0`.
     pub ctk: Option<String>,
-    /// The header's `CUDA_VERSION`, e.g. `13010`.
+    /// The value of the header's version macro, e.g. `13010`.
     pub cuda_version: Option<u32>,
     /// For a catalogue release: every header file name in `include_dir` the catalogue vouches
     /// for, each checked against its sha256. `None` when the headers come from elsewhere (an
@@ -55,6 +55,10 @@ pub struct HeaderSet {
     /// The pinned stand-ins the extra headers include (`GL/gl.h`, ...), as (name relative to
     /// the stand-in folder, file): a package built from these headers ships them.
     pub stand_ins: Vec<(String, PathBuf)>,
+    /// The macro holding the header's version, and the macros naming per-thread-default-stream
+    /// variants with their suffixes: set by the caller from the library's description.
+    pub version_macro: Option<String>,
+    pub per_thread_macros: BTreeMap<String, String>,
 }
 
 /// A further header of a [`HeaderSet`], with its typedef header and what it needs included first.
@@ -150,25 +154,31 @@ impl Cache {
     }
 }
 
-/// The headers of `release`, from the cache when they are there and intact, else downloaded
-/// through `pip` (found via `$CTKGEN_PYTHON` or `python3`).
-pub fn fetch(release: &Release, cache: &Cache) -> Result<HeaderSet, HeadersError> {
-    fetch_with(release, cache, &Pip::from_env())
+/// The headers of `release` (every wheel's), from the cache when they are there and intact,
+/// else downloaded through `pip` (found via `$CTKGEN_PYTHON` or `python3`); the set names
+/// `library`'s.
+pub fn fetch(release: &Release, cache: &Cache, library: &LibraryHeaders) -> Result<HeaderSet, HeadersError> {
+    fetch_with(release, cache, &Pip::from_env(), library)
 }
 
 /// [`fetch`] with an explicit way to run pip.
-pub fn fetch_with(release: &Release, cache: &Cache, pip: &Pip) -> Result<HeaderSet, HeadersError> {
+pub fn fetch_with(
+    release: &Release,
+    cache: &Cache,
+    pip: &Pip,
+    library: &LibraryHeaders,
+) -> Result<HeaderSet, HeadersError> {
     release.check().map_err(|(_, reason)| HeadersError::InvalidRelease { ctk: release.ctk.clone(), reason })?;
     let include_dir = cache.include_dir(&release.ctk);
     if cached_headers_intact(&include_dir, release) {
-        return header_set(&include_dir, release);
+        return header_set(&include_dir, release, library);
     }
     cache.with_lock(&format!("ctk-{}", release.ctk), || {
         // Another process may have finished the same fetch while this one waited.
         if !cached_headers_intact(&include_dir, release) {
             download_and_install(release, cache, pip, &include_dir)?;
         }
-        header_set(&include_dir, release)
+        header_set(&include_dir, release, library)
     })
 }
 
@@ -279,18 +289,24 @@ fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir
     Ok(())
 }
 
-fn header_set(include_dir: &Path, release: &Release) -> Result<HeaderSet, HeadersError> {
-    let main_header = include_dir.join(MAIN_HEADER);
-    let cuda_version = read_cuda_version(&main_header)?;
+fn header_set(include_dir: &Path, release: &Release, library: &LibraryHeaders) -> Result<HeaderSet, HeadersError> {
+    let main_header = include_dir.join(&library.main);
+    let cuda_version = match &library.version_macro {
+        Some(version_macro) => read_version_macro(&main_header, version_macro)?,
+        None => None,
+    };
+    let catalogued = |name: &String| wheel_sources(release).iter().any(|source| source.headers.contains_key(name));
     Ok(HeaderSet {
         include_dir: include_dir.to_path_buf(),
         main_header,
-        typedefs_header: release.headers.contains_key(TYPEDEFS_HEADER).then(|| include_dir.join(TYPEDEFS_HEADER)),
+        typedefs_header: library.typedefs.as_ref().filter(|t| catalogued(t)).map(|t| include_dir.join(t)),
         ctk: Some(release.ctk.clone()),
         cuda_version,
         catalogued: Some(wheel_sources(release).iter().flat_map(|source| source.headers.keys().cloned()).collect()),
         extra_headers: Vec::new(),
         stand_ins: Vec::new(),
+        version_macro: library.version_macro.clone(),
+        per_thread_macros: BTreeMap::new(),
     })
 }
 

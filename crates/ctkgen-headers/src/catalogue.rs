@@ -8,7 +8,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::hash::is_sha256_hex;
-use crate::{HeadersError, MAIN_HEADER};
+use crate::HeadersError;
 
 /// The first line of every generated catalogue.
 pub(crate) const GENERATED_BANNER: &str =
@@ -28,7 +28,7 @@ pub struct Release {
     pub ctk: String,
     /// Version of the `cuda-toolkit` meta-package, e.g. `13.4.1.0`.
     pub toolkit_version: String,
-    /// Runtime wheel package, e.g. `nvidia-cuda-runtime`.
+    /// The main wheel's package, e.g. `nvidia-foo-runtime`.
     pub package: String,
     /// Exact version of that wheel, e.g. `13.4.49`.
     pub wheel_version: String,
@@ -345,8 +345,8 @@ impl Release {
             },
             |field| field,
         )?;
-        if !self.headers.contains_key(MAIN_HEADER) {
-            return Err((Field::Headers, format!("headers lack {MAIN_HEADER}")));
+        if self.headers.is_empty() {
+            return Err((Field::Headers, "the main wheel lists no headers".to_string()));
         }
         for (index, companion) in self.companions.iter().enumerate() {
             let at = |_| Field::Companion(index);
@@ -497,17 +497,17 @@ mod tests {
         let release = Release {
             ctk: "13.1.0".into(),
             toolkit_version: "13.1.0".into(),
-            package: "nvidia-cuda-runtime".into(),
+            package: "nvidia-foo-runtime".into(),
             wheel_version: "13.1.80".into(),
-            wheel_file: "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl".into(),
+            wheel_file: "nvidia_foo_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl".into(),
             wheel_sha256: "0".repeat(64),
-            headers: BTreeMap::from([(MAIN_HEADER.to_string(), "0".repeat(64))]),
+            headers: BTreeMap::from([("main.h".to_string(), "0".repeat(64))]),
             include_dir: "nvidia/cu13/include".into(),
             companions: Vec::new(),
         };
         assert_eq!(release.check(), Ok(()));
         assert_eq!(wheel_platforms(&release.wheel_file), ["manylinux2014_x86_64", "manylinux_2_17_x86_64"]);
-        let pure = Release { wheel_file: "nvidia_cuda_runtime-13.1.80-py3-none-any.whl".into(), ..release };
+        let pure = Release { wheel_file: "nvidia_foo_runtime-13.1.80-py3-none-any.whl".into(), ..release };
         assert!(wheel_platforms(&pure.wheel_file).is_empty());
     }
 
@@ -516,11 +516,11 @@ mod tests {
         let release = Release {
             ctk: "13.1.0".into(),
             toolkit_version: "13.1.0".into(),
-            package: "nvidia-cuda-runtime".into(),
+            package: "nvidia-foo-runtime".into(),
             wheel_version: "13.1.80".into(),
-            wheel_file: "nvidia_cuda_runtime-13.1.80-py3-none-any.whl".into(),
+            wheel_file: "nvidia_foo_runtime-13.1.80-py3-none-any.whl".into(),
             wheel_sha256: "0".repeat(64),
-            headers: BTreeMap::from([("../cuda.h".to_string(), "0".repeat(64))]),
+            headers: BTreeMap::from([("../main.h".to_string(), "0".repeat(64))]),
             include_dir: "/etc".into(),
             companions: Vec::new(),
         };

@@ -1,34 +1,41 @@
-//! Headers of an installed CUDA Toolkit (`$CUDA_HOME`), used instead of the catalogue.
+//! Headers of an installed toolkit (the folder the home variable names), used instead of the catalogue.
 
 use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::{HeaderSet, HeadersError, MAIN_HEADER, TYPEDEFS_HEADER};
+use crate::{HeaderSet, HeadersError, LibraryHeaders};
 
-/// Reads `<dir>/include/cuda.h` (and `cudaTypedefs.h` when present). The release number comes
-/// from the toolkit's `version.json` when it has one; `CUDA_VERSION` from the header itself.
-pub fn from_cuda_home(dir: &Path) -> Result<HeaderSet, HeadersError> {
+/// Reads `library`'s main header from `<dir>/include` (and its typedef header when present). The
+/// release number comes from the toolkit's `version.json` when it has one; the version macro's
+/// value from the header itself.
+pub fn from_cuda_home(dir: &Path, library: &LibraryHeaders) -> Result<HeaderSet, HeadersError> {
     let include_dir = dir.join("include");
-    let main_header = include_dir.join(MAIN_HEADER);
+    let main_header = include_dir.join(&library.main);
     if !main_header.is_file() {
-        return Err(HeadersError::MissingHeader { dir: include_dir, header: MAIN_HEADER.to_string() });
+        return Err(HeadersError::MissingHeader { dir: include_dir, header: library.main.clone() });
     }
-    let typedefs_header = include_dir.join(TYPEDEFS_HEADER);
+    let typedefs_header = library.typedefs.as_ref().map(|t| include_dir.join(t)).filter(|t| t.is_file());
     Ok(HeaderSet {
-        cuda_version: read_cuda_version(&main_header)?,
+        cuda_version: match &library.version_macro {
+            Some(version_macro) => read_version_macro(&main_header, version_macro)?,
+            None => None,
+        },
         ctk: read_toolkit_release(&dir.join("version.json"))?,
-        typedefs_header: typedefs_header.is_file().then_some(typedefs_header),
+        typedefs_header,
         main_header,
         include_dir,
         catalogued: None,
         extra_headers: Vec::new(),
         stand_ins: Vec::new(),
+        version_macro: library.version_macro.clone(),
+        per_thread_macros: Default::default(),
     })
 }
 
-/// The value of `#define CUDA_VERSION N`, or `None` when the header has no such line.
-pub(crate) fn read_cuda_version(header: &Path) -> Result<Option<u32>, HeadersError> {
+/// The value of `#define <version_macro> N`, or `None` when the header has no such line.
+/// The value of `#define <macro> <number>` in `header`, if it defines it.
+pub fn read_version_macro(header: &Path, version_macro: &str) -> Result<Option<u32>, HeadersError> {
     let bytes = std::fs::read(header).map_err(|source| HeadersError::Read { path: header.to_path_buf(), source })?;
     // Line by line over the bytes: the macro sits near the top, and only lines that start a
     // directive are worth decoding.
@@ -44,13 +51,13 @@ pub(crate) fn read_cuda_version(header: &Path) -> Result<Option<u32>, HeadersErr
             continue;
         };
         let mut words = rest.split_whitespace();
-        if words.next() != Some("CUDA_VERSION") {
+        if words.next() != Some(version_macro) {
             continue;
         }
         let value = words.next().unwrap_or("");
         return value.parse::<u32>().map(Some).map_err(|_| HeadersError::MalformedFile {
             path: header.to_path_buf(),
-            what: "CUDA_VERSION".to_string(),
+            what: version_macro.to_string(),
             detail: format!("{value:?} is not a number"),
         });
     }

@@ -13,8 +13,8 @@ use crate::{Cache, HeadersError, Pip};
 pub const LIBCLANG_WHEEL_VERSION: &str = "18.1.1";
 
 /// The oldest libclang whose reading matches the pinned wheel's: libclang 16 leaves the
-/// documentation comments of declarations named through a macro (`cuCtxCreate` ->
-/// `cuCtxCreate_v2`) unattached, so a fifth of the driver's functions would lose their docs and
+/// documentation comments of declarations named through a macro (`fooCreate` ->
+/// `fooCreate_v2`) unattached, so a fifth of the driver's functions would lose their docs and
 /// the generated code would depend on the host. Older system copies are passed over.
 pub const LIBCLANG_OLDEST_MAJOR: u32 = 18;
 
@@ -247,7 +247,7 @@ fn provision_wheel(cache: &Cache, pip: &Pip) -> Result<PathBuf, HeadersError> {
         })?;
     let library = cache.root().join("libclang").join(LIBCLANG_WHEEL_VERSION).join("libclang.so");
     // The file only ever appears through a rename after its hash was checked, so its presence
-    // and size suffice here; hashing 64 MB on every run would cost more than parsing cuda.h.
+    // and size suffice here; hashing 64 MB on every run would cost more than parsing a header.
     if is_installed(&library, pinned) {
         return Ok(library);
     }

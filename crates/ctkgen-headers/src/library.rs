@@ -49,6 +49,14 @@ impl LibraryFiles {
     pub fn part(&self, part: &str) -> Result<String, LibraryError> {
         read(&self.part_path(part))
     }
+
+    /// [`LibraryFiles::part`], empty when the library has no such part.
+    pub fn optional_part(&self, part: &str) -> Result<String, LibraryError> {
+        match std::fs::read_to_string(self.part_path(part)) {
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(String::new()),
+            _ => self.part(part),
+        }
+    }
 }
 
 fn read(path: &Path) -> Result<String, LibraryError> {

@@ -6,15 +6,24 @@ use std::path::Path;
 use crate::catalogue::{normalize_ctk, version_components};
 use crate::hash::{sha256_bytes, sha256_file};
 use crate::wheel::Wheel;
-use crate::{Catalogue, Companion, HeadersError, Pip, Release, MAIN_HEADER, TYPEDEFS_HEADER};
+use crate::{Catalogue, Companion, HeadersError, Pip, Release};
 
 /// The meta-package whose metadata maps each CTK release to its runtime wheel.
 const TOOLKIT_PACKAGE: &str = "cuda-toolkit";
-/// The meta-package extra that names the runtime wheel, and the start of that wheel's name.
-const RUNTIME_EXTRA: (&str, &str) = ("cudart", "nvidia-cuda-runtime");
-/// Extras whose wheels may carry headers the runtime wheel lacks (`cudaProfiler.h` ships in
-/// the profiler API's own wheel), with the start of each wheel's name.
-const COMPANION_EXTRAS: [(&str, &str); 1] = [("profiler", "nvidia-cuda-profiler-api")];
+
+/// What a refresh catalogues: which wheels, and which headers in them. The bound libraries'
+/// descriptions say it (their `wheels` and headers).
+#[derive(Debug, Clone)]
+pub struct RefreshPlan {
+    /// `(extra, package)`: each wheel by the meta-package extra that requires it and the start
+    /// of its package name (a major-version suffix such as `-cu12` may follow). The first is a
+    /// release's main wheel; the others are its companions.
+    pub wheels: Vec<(String, String)>,
+    /// Headers the main wheel must carry.
+    pub required: Vec<String>,
+    /// Headers catalogued from whichever wheel carries them first.
+    pub optional: Vec<String>,
+}
 /// Oldest CTK major the catalogue covers.
 const OLDEST_MAJOR: u32 = 12;
 /// The catalogue pins the Linux x86-64 wheels; pip only picks a wheel whose platform tag it is
@@ -38,15 +47,21 @@ struct InspectedWheel {
 
 /// Asks the index for every `cuda-toolkit` release from 12.0 on, reads which runtime wheel each
 /// one requires, downloads and hashes those wheels and their headers, and writes the catalogue
-/// to `out` (replacing it atomically). Besides `cuda.h` and `cudaTypedefs.h`, every header named
-/// in `extra_headers` that a release's wheels carry is catalogued: from the runtime wheel, else
-/// from a companion wheel (see `COMPANION_EXTRAS`). `progress` receives one line per step.
+/// to `out` (replacing it atomically). Besides the headers the main wheel must carry, every
+/// optional header a release's wheels carry is catalogued: from the main wheel, else from the
+/// first companion wheel that has it. `progress` receives one line per step.
 pub fn refresh_catalogue(
     out: &Path,
     pip: &Pip,
-    extra_headers: &[String],
+    plan: &RefreshPlan,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Catalogue, HeadersError> {
+    let Some(((main_extra, main_package), companion_extras)) = plan.wheels.split_first() else {
+        return Err(HeadersError::PipOutput {
+            command: "headers refresh".to_string(),
+            detail: "the library descriptions name no wheels".to_string(),
+        });
+    };
     let mut toolkit_versions: Vec<(Vec<u32>, String)> = pip
         .index_versions(TOOLKIT_PACKAGE)?
         .into_iter()
@@ -61,24 +76,23 @@ pub fn refresh_catalogue(
         let dest = work.path().join(format!("toolkit-{index}"));
         create_dir(&dest)?;
         let wheel = pip.download_wheel(&format!("{TOOLKIT_PACKAGE}=={toolkit_version}"), &[], &dest)?;
-        let (package, version_prefix) = extra_requirement(&wheel, RUNTIME_EXTRA)?.ok_or_else(|| {
-            malformed_metadata(&wheel, format!("no {} requirement for the {} extra", RUNTIME_EXTRA.1, RUNTIME_EXTRA.0))
+        let (package, version_prefix) = extra_requirement(&wheel, (main_extra, main_package))?.ok_or_else(|| {
+            malformed_metadata(&wheel, format!("no {main_package} requirement for the {main_extra} extra"))
         })?;
         progress(&format!("{TOOLKIT_PACKAGE} {toolkit_version} needs {package}=={version_prefix}.*"));
         let mut companions = Vec::new();
-        for extra in COMPANION_EXTRAS {
-            if let Some(requirement) = extra_requirement(&wheel, extra)? {
-                companions.push((extra.0, requirement));
+        for (extra, package_start) in companion_extras {
+            if let Some(requirement) = extra_requirement(&wheel, (extra, package_start))? {
+                companions.push((extra.as_str(), requirement));
             }
         }
         requirements.push((toolkit_version.clone(), package, version_prefix, companions));
     }
 
     // The headers wanted from every release: the two the catalogue always has, then the others.
-    let mut wanted: Vec<&str> = vec![MAIN_HEADER, TYPEDEFS_HEADER];
-    wanted.extend(
-        extra_headers.iter().map(String::as_str).filter(|name| *name != MAIN_HEADER && *name != TYPEDEFS_HEADER),
-    );
+    let required: Vec<&str> = plan.required.iter().map(String::as_str).collect();
+    let optional: Vec<&str> =
+        plan.optional.iter().map(String::as_str).filter(|name| !required.contains(name)).collect();
     let mut wheels: BTreeMap<(String, String), InspectedWheel> = BTreeMap::new();
     let platforms: Vec<String> = REFRESH_PLATFORMS.iter().map(|p| p.to_string()).collect();
     let mut fetch =
@@ -97,10 +111,10 @@ pub fn refresh_catalogue(
         };
     let mut keyed = Vec::with_capacity(requirements.len());
     for (toolkit_version, package, version_prefix, companion_requirements) in requirements {
-        let runtime_key = fetch(&package, &version_prefix, &wanted[2..], &wanted[..2], progress)?;
+        let runtime_key = fetch(&package, &version_prefix, &optional, &required, progress)?;
         let mut companion_keys = Vec::new();
         for (extra, (companion_package, companion_prefix)) in companion_requirements {
-            companion_keys.push((extra, fetch(&companion_package, &companion_prefix, &wanted[2..], &[], progress)?));
+            companion_keys.push((extra, fetch(&companion_package, &companion_prefix, &optional, &[], progress)?));
         }
         keyed.push((toolkit_version, package, runtime_key, companion_keys));
     }
@@ -164,7 +178,7 @@ fn malformed_metadata(toolkit_wheel: &Path, detail: String) -> HeadersError {
 
 /// The wheel named by one of the meta-package's extras (`(extra, package name start)`): package
 /// and version prefix, from a line such as
-/// `Requires-Dist: nvidia-cuda-runtime==13.1.80.*; (sys_platform == 'linux') and extra == 'cudart'`;
+/// `Requires-Dist: nvidia-foo-runtime==13.1.80.*; (sys_platform == 'linux') and extra == 'foo'`;
 /// `None` when the meta-package has no such requirement.
 fn extra_requirement(
     toolkit_wheel: &Path,
@@ -228,7 +242,12 @@ fn inspect_wheel(wheel_path: &Path, required: &[&str], optional: &[&str]) -> Res
     let mut wheel = Wheel::open(wheel_path)?;
     let members = wheel.member_names();
     // The include folder: where the first required header is, else the first optional one.
-    let anchor = required.first().or(optional.first()).copied().unwrap_or(MAIN_HEADER);
+    let Some(anchor) = required.first().or(optional.first()).copied() else {
+        return Err(HeadersError::CorruptWheel {
+            wheel: wheel_path.to_path_buf(),
+            reason: "no header to look for".to_string(),
+        });
+    };
     let find = |name: &str| -> Vec<String> {
         let suffix = format!("/include/{name}");
         members.iter().filter(|member| member.ends_with(&suffix)).cloned().collect()

@@ -50,8 +50,15 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
             "cudaVDPAUTypedefs.h",
         ];
         assert_eq!(names, runtime_headers, "{}", release.ctk);
-        // cudaProfiler.h ships in the profiler API's own wheel, of the same release.
-        let [profiler] = release.companions.as_slice() else { panic!("{}: {:?}", release.ctk, release.companions) };
+        // cudaProfiler.h ships in the profiler API's own wheel, of the same release, and nvrtc.h
+        // in NVRTC's.
+        let [profiler, nvrtc] = release.companions.as_slice() else {
+            panic!("{}: {:?}", release.ctk, release.companions)
+        };
+        let names: Vec<&str> = nvrtc.headers.keys().map(String::as_str).collect();
+        assert_eq!((nvrtc.extra.as_str(), names), ("nvrtc", vec!["nvrtc.h"]), "{}", release.ctk);
+        let expected_package = if cu12 { "nvidia-cuda-nvrtc-cu12" } else { "nvidia-cuda-nvrtc" };
+        assert_eq!(nvrtc.package, expected_package, "{}", release.ctk);
         let names: Vec<&str> = profiler.headers.keys().map(String::as_str).collect();
         assert_eq!((profiler.extra.as_str(), names), ("profiler", vec!["cudaProfiler.h"]), "{}", release.ctk);
         let expected_package = if cu12 { "nvidia-cuda-profiler-api-cu12" } else { "nvidia-cuda-profiler-api" };
@@ -60,6 +67,7 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         let (minor, _) = release.ctk.rsplit_once('.').unwrap();
         assert!(release.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
         assert!(profiler.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
+        assert!(nvrtc.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
     }
 }
 
@@ -172,8 +180,9 @@ fn bad_values_name_their_line() {
     assert_malformed_at(load_text(&bad_hash), 7, "wheel_sha256");
     let escaping = GOOD_ENTRY.replace("\"nvidia/cu13/include\"", "\"../../etc\"");
     assert_malformed_at(load_text(&escaping), 8, "include_dir");
-    let no_main_header = GOOD_ENTRY.replace("\"cuda.h\"", "\"cuda_runtime.h\"");
-    assert_malformed_at(load_text(&no_main_header), 10, "cuda.h");
+    let no_headers =
+        GOOD_ENTRY.replace("\"cuda.h\" = \"dac25b52e69050e5a7a84957e6df470a85b185f8f648a99a1ab1dfce027576cf\"\n", "");
+    assert_malformed_at(load_text(&no_headers), 10, "lists no headers");
     let mismatched = GOOD_ENTRY.replace("toolkit_version = \"13.1.0\"", "toolkit_version = \"13.2.0\"");
     assert_malformed_at(load_text(&mismatched), 3, "toolkit_version");
     let twice = format!("{GOOD_ENTRY}\n{GOOD_ENTRY}");

@@ -4,6 +4,15 @@ use std::fs;
 
 use ctkgen_headers::{from_cuda_home, HeadersError};
 
+/// The driver's headers, as its description names them.
+fn driver() -> ctkgen_headers::LibraryHeaders {
+    ctkgen_headers::LibraryHeaders {
+        main: "cuda.h".into(),
+        typedefs: Some("cudaTypedefs.h".into()),
+        version_macro: Some("CUDA_VERSION".into()),
+    }
+}
+
 #[test]
 fn reads_cuda_version_and_release() {
     let home = tempfile::tempdir().unwrap();
@@ -19,7 +28,7 @@ fn reads_cuda_version_and_release() {
         r#"{ "cuda": { "name": "CUDA SDK", "version": "12.8.1" }, "cuda_cudart": { "version": "12.8.90" } }"#,
     )
     .unwrap();
-    let headers = from_cuda_home(home.path()).unwrap();
+    let headers = from_cuda_home(home.path(), &driver()).unwrap();
     assert_eq!(headers.include_dir, include);
     assert_eq!(headers.main_header, include.join("cuda.h"));
     assert_eq!(headers.typedefs_header, None);
@@ -28,7 +37,7 @@ fn reads_cuda_version_and_release() {
 
     fs::write(include.join("cudaTypedefs.h"), "").unwrap();
     fs::remove_file(home.path().join("version.json")).unwrap();
-    let headers = from_cuda_home(home.path()).unwrap();
+    let headers = from_cuda_home(home.path(), &driver()).unwrap();
     assert_eq!(headers.typedefs_header, Some(include.join("cudaTypedefs.h")));
     assert_eq!(headers.ctk, None);
 }
@@ -38,23 +47,23 @@ fn a_header_without_cuda_version_has_none() {
     let home = tempfile::tempdir().unwrap();
     fs::create_dir(home.path().join("include")).unwrap();
     fs::write(home.path().join("include/cuda.h"), "#define CUDA_VERSION_MAJOR 13\n").unwrap();
-    assert_eq!(from_cuda_home(home.path()).unwrap().cuda_version, None);
+    assert_eq!(from_cuda_home(home.path(), &driver()).unwrap().cuda_version, None);
 }
 
 #[test]
 fn bad_inputs_are_errors_naming_the_file() {
     let home = tempfile::tempdir().unwrap();
-    let error = from_cuda_home(home.path()).unwrap_err();
+    let error = from_cuda_home(home.path(), &driver()).unwrap_err();
     assert!(matches!(error, HeadersError::MissingHeader { .. }));
     assert_eq!(error.to_string(), format!("no cuda.h in {}/include", home.path().display()));
 
     fs::create_dir(home.path().join("include")).unwrap();
     fs::write(home.path().join("include/cuda.h"), "#define CUDA_VERSION 13x\n").unwrap();
-    let error = from_cuda_home(home.path()).unwrap_err();
+    let error = from_cuda_home(home.path(), &driver()).unwrap_err();
     assert!(error.to_string().contains("cuda.h: malformed CUDA_VERSION"), "{error}");
 
     fs::write(home.path().join("include/cuda.h"), "#define CUDA_VERSION 13000\n").unwrap();
     fs::write(home.path().join("version.json"), "{ not json").unwrap();
-    let error = from_cuda_home(home.path()).unwrap_err();
+    let error = from_cuda_home(home.path(), &driver()).unwrap_err();
     assert!(error.to_string().contains("version.json: malformed toolkit version"), "{error}");
 }

@@ -12,6 +12,15 @@ use ctkgen_headers::{fetch_with, Cache, Companion, HeadersError, Pip, Release};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
+/// The driver's headers, as its description names them.
+fn driver() -> ctkgen_headers::LibraryHeaders {
+    ctkgen_headers::LibraryHeaders {
+        main: "cuda.h".into(),
+        typedefs: Some("cudaTypedefs.h".into()),
+        version_macro: Some("CUDA_VERSION".into()),
+    }
+}
+
 const CUDA_H: &[u8] = b"#ifndef __cuda_cuda_h__\n#define __cuda_cuda_h__\n#define CUDA_VERSION 13010\n#endif\n";
 const TYPEDEFS_H: &[u8] = b"typedef int PFN_cuInit_v2000;\n";
 const EGL_H: &[u8] = b"#include \"cuda.h\"\n";
@@ -147,7 +156,7 @@ fn absent_pip() -> Pip {
 fn fetch_installs_verified_headers_then_reuses_them() {
     let fixture = Fixture::new();
     let cache = fixture.cache();
-    let headers = fetch_with(&fixture.release, &cache, &fixture.serving_pip()).unwrap();
+    let headers = fetch_with(&fixture.release, &cache, &fixture.serving_pip(), &driver()).unwrap();
     let include_dir = cache.root().join("ctk/13.1.0/include");
     assert_eq!(headers.include_dir, include_dir);
     assert_eq!(headers.main_header, include_dir.join("cuda.h"));
@@ -171,7 +180,7 @@ fn fetch_installs_verified_headers_then_reuses_them() {
         assert!(runs[0].contains(expected), "{}", runs[0]);
     }
 
-    let again = fetch_with(&fixture.release, &cache, &absent_pip()).unwrap();
+    let again = fetch_with(&fixture.release, &cache, &absent_pip(), &driver()).unwrap();
     assert_eq!(again, headers);
 }
 
@@ -179,9 +188,9 @@ fn fetch_installs_verified_headers_then_reuses_them() {
 fn a_damaged_cached_header_is_fetched_again() {
     let fixture = Fixture::new();
     let cache = fixture.cache();
-    let headers = fetch_with(&fixture.release, &cache, &fixture.serving_pip()).unwrap();
+    let headers = fetch_with(&fixture.release, &cache, &fixture.serving_pip(), &driver()).unwrap();
     fs::write(&headers.main_header, b"garbage").unwrap();
-    fetch_with(&fixture.release, &cache, &fixture.serving_pip()).unwrap();
+    fetch_with(&fixture.release, &cache, &fixture.serving_pip(), &driver()).unwrap();
     assert_eq!(fs::read(&headers.main_header).unwrap(), CUDA_H);
     assert_eq!(fixture.pip_runs().len(), 2);
 }
@@ -190,12 +199,12 @@ fn a_damaged_cached_header_is_fetched_again() {
 fn a_header_hash_mismatch_leaves_good_files_intact() {
     let fixture = Fixture::new();
     let cache = fixture.cache();
-    let good = fetch_with(&fixture.release, &cache, &fixture.serving_pip()).unwrap();
+    let good = fetch_with(&fixture.release, &cache, &fixture.serving_pip(), &driver()).unwrap();
 
     let mut doctored = fixture.release.clone();
     let wrong = "0".repeat(64);
     doctored.headers.insert("cuda.h".into(), wrong.clone());
-    let error = fetch_with(&doctored, &cache, &fixture.serving_pip()).unwrap_err();
+    let error = fetch_with(&doctored, &cache, &fixture.serving_pip(), &driver()).unwrap_err();
     let message = error.to_string();
     assert!(matches!(error, HeadersError::HashMismatch { .. }), "{error:?}");
     assert!(message.contains("nvidia/cu13/include/cuda.h"), "{message}");
@@ -209,7 +218,7 @@ fn a_header_hash_mismatch_leaves_good_files_intact() {
     let ctk_dir = cache.root().join("ctk/13.1.0");
     let leftovers: Vec<_> = fs::read_dir(&ctk_dir).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(leftovers, ["include"]);
-    assert_eq!(fetch_with(&fixture.release, &cache, &absent_pip()).unwrap(), good);
+    assert_eq!(fetch_with(&fixture.release, &cache, &absent_pip(), &driver()).unwrap(), good);
 }
 
 #[test]
@@ -218,7 +227,7 @@ fn a_wheel_hash_mismatch_installs_nothing() {
     let cache = fixture.cache();
     let mut doctored = fixture.release.clone();
     doctored.wheel_sha256 = "f".repeat(64);
-    let error = fetch_with(&doctored, &cache, &fixture.serving_pip()).unwrap_err();
+    let error = fetch_with(&doctored, &cache, &fixture.serving_pip(), &driver()).unwrap_err();
     let message = error.to_string();
     assert!(message.starts_with(&format!("sha256 mismatch for {WHEEL_FILE} (CTK 13.1.0): expected ffff")), "{message}");
     assert!(message.contains(&fixture.release.wheel_sha256), "{message}");
@@ -234,7 +243,7 @@ fn a_truncated_wheel_is_reported_as_corrupt() {
     let mut release = fixture.release.clone();
     release.wheel_sha256 = sha256(&bytes[..bytes.len() / 2]);
     let cache = fixture.cache();
-    let error = fetch_with(&release, &cache, &fixture.serving_pip()).unwrap_err();
+    let error = fetch_with(&release, &cache, &fixture.serving_pip(), &driver()).unwrap_err();
     assert!(matches!(error, HeadersError::CorruptWheel { .. }), "{error:?}");
     let message = error.to_string();
     assert!(message.contains(WHEEL_FILE) && message.contains("is not a readable wheel"), "{message}");
@@ -246,7 +255,7 @@ fn a_wheel_without_the_headers_is_reported() {
     let fixture = Fixture::new();
     let mut release = fixture.release.clone();
     release.include_dir = "nvidia/cuda_runtime/include".into();
-    let error = fetch_with(&release, &fixture.cache(), &fixture.serving_pip()).unwrap_err();
+    let error = fetch_with(&release, &fixture.cache(), &fixture.serving_pip(), &driver()).unwrap_err();
     assert!(matches!(error, HeadersError::MissingMember { .. }), "{error:?}");
     assert!(
         error.to_string().ends_with("has no nvidia/cuda_runtime/include/cuda.h (a header of CTK 13.1.0)"),
@@ -259,14 +268,14 @@ fn a_cache_filled_from_an_older_catalogue_gains_the_new_headers() {
     let fixture = Fixture::new();
     let cache = fixture.cache();
     let pip = fixture.serving_pip_by_package();
-    let old = fetch_with(&fixture.release, &cache, &pip).unwrap();
+    let old = fetch_with(&fixture.release, &cache, &pip, &driver()).unwrap();
     let include_dir = cache.root().join("ctk/13.1.0/include");
     assert!(!include_dir.join("cudaEGL.h").exists());
     assert_eq!(old.catalogued.as_ref().unwrap().len(), 2);
 
     // The newer catalogue's headers come from both wheels into the same folder.
     let release = fixture.release_with_companion();
-    let headers = fetch_with(&release, &cache, &pip).unwrap();
+    let headers = fetch_with(&release, &cache, &pip, &driver()).unwrap();
     assert_eq!(fs::read(include_dir.join("cudaEGL.h")).unwrap(), EGL_H);
     assert_eq!(fs::read(include_dir.join("cudaProfiler.h")).unwrap(), PROFILER_H);
     assert_eq!(fs::read(&headers.main_header).unwrap(), CUDA_H);
@@ -277,11 +286,11 @@ fn a_cache_filled_from_an_older_catalogue_gains_the_new_headers() {
     assert!(
         runs[1].ends_with("nvidia-cuda-runtime==13.1.80") && runs[2].ends_with("nvidia-cuda-profiler-api==13.1.80")
     );
-    assert_eq!(fetch_with(&release, &cache, &absent_pip()).unwrap(), headers);
+    assert_eq!(fetch_with(&release, &cache, &absent_pip(), &driver()).unwrap(), headers);
 
     // A damaged companion header fetches its own wheel again, and only that one.
     fs::write(include_dir.join("cudaProfiler.h"), b"garbage").unwrap();
-    fetch_with(&release, &cache, &pip).unwrap();
+    fetch_with(&release, &cache, &pip, &driver()).unwrap();
     assert_eq!(fs::read(include_dir.join("cudaProfiler.h")).unwrap(), PROFILER_H);
     let runs = fixture.pip_runs();
     assert_eq!(runs.len(), 4, "{runs:?}");
@@ -294,7 +303,7 @@ fn a_companion_header_hash_mismatch_names_the_file_and_the_ctk() {
     let cache = fixture.cache();
     let mut release = fixture.release_with_companion();
     release.companions[0].headers.insert("cudaProfiler.h".into(), "0".repeat(64));
-    let error = fetch_with(&release, &cache, &fixture.serving_pip_by_package()).unwrap_err();
+    let error = fetch_with(&release, &cache, &fixture.serving_pip_by_package(), &driver()).unwrap_err();
     let message = error.to_string();
     assert!(matches!(error, HeadersError::HashMismatch { .. }), "{error:?}");
     assert!(message.contains(&format!("{INCLUDE_DIR}/cudaProfiler.h in {COMPANION_FILE} (CTK 13.1.0)")), "{message}");
@@ -304,7 +313,7 @@ fn a_companion_header_hash_mismatch_names_the_file_and_the_ctk() {
 
     let mut release = fixture.release_with_companion();
     release.companions[0].headers = BTreeMap::from([("cudaMissing.h".to_string(), "0".repeat(64))]);
-    let error = fetch_with(&release, &cache, &fixture.serving_pip_by_package()).unwrap_err();
+    let error = fetch_with(&release, &cache, &fixture.serving_pip_by_package(), &driver()).unwrap_err();
     assert!(matches!(error, HeadersError::MissingMember { .. }), "{error:?}");
     let message = error.to_string();
     assert!(message.contains(COMPANION_FILE), "{message}");
@@ -319,7 +328,7 @@ fn a_pip_failure_is_one_line_with_pips_last_words() {
         "failing-python",
         "echo 'WARNING: Retrying after connection broken' >&2\necho 'ERROR: could not reach the index' >&2\nexit 1",
     );
-    let error = fetch_with(&fixture.release, &fixture.cache(), &Pip::with_python(failing)).unwrap_err();
+    let error = fetch_with(&fixture.release, &fixture.cache(), &Pip::with_python(failing), &driver()).unwrap_err();
     assert_eq!(
         error.to_string(),
         "pip could not download nvidia-cuda-runtime==13.1.80: ERROR: could not reach the index"
@@ -329,7 +338,7 @@ fn a_pip_failure_is_one_line_with_pips_last_words() {
 #[test]
 fn a_missing_python_is_reported() {
     let fixture = Fixture::new();
-    let error = fetch_with(&fixture.release, &fixture.cache(), &absent_pip()).unwrap_err();
+    let error = fetch_with(&fixture.release, &fixture.cache(), &absent_pip(), &driver()).unwrap_err();
     assert!(matches!(error, HeadersError::PythonNotFound { .. }), "{error:?}");
     let message = error.to_string();
     assert!(message.starts_with("cannot run /nonexistent/python3 to call pip"), "{message}");
@@ -347,7 +356,7 @@ fn an_unreachable_index_is_one_clear_line() {
         .env("PIP_NO_CACHE_DIR", "1")
         .env("PIP_RETRIES", "0")
         .env("PIP_TIMEOUT", "5");
-    let error = fetch_with(&fixture.release, &fixture.cache(), &offline).unwrap_err();
+    let error = fetch_with(&fixture.release, &fixture.cache(), &offline, &driver()).unwrap_err();
     let message = error.to_string();
     assert!(matches!(error, HeadersError::PipFailed { .. }), "{error:?}");
     assert!(message.starts_with("pip could not download nvidia-cuda-runtime==13.1.80: "), "{message}");
@@ -361,7 +370,8 @@ fn an_unwritable_cache_is_reported() {
     // A regular file where the cache folder should be: unwritable even for root.
     let blocked = fixture.dir.path().join("not-a-folder");
     fs::write(&blocked, b"").unwrap();
-    let error = fetch_with(&fixture.release, &Cache::new(blocked.clone()), &fixture.serving_pip()).unwrap_err();
+    let error =
+        fetch_with(&fixture.release, &Cache::new(blocked.clone()), &fixture.serving_pip(), &driver()).unwrap_err();
     assert!(matches!(error, HeadersError::UnwritableCache { .. }), "{error:?}");
     let message = error.to_string();
     assert!(message.starts_with(&format!("cache directory {}/", blocked.display())), "{message}");
@@ -375,7 +385,8 @@ fn concurrent_fetches_download_once() {
     let cache = fixture.cache();
     let pip = fixture.serving_pip();
     let results: Vec<_> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..4).map(|_| scope.spawn(|| fetch_with(&fixture.release, &cache, &pip))).collect();
+        let workers: Vec<_> =
+            (0..4).map(|_| scope.spawn(|| fetch_with(&fixture.release, &cache, &pip, &driver()))).collect();
         workers.into_iter().map(|worker| worker.join().unwrap()).collect()
     });
     let first = results[0].as_ref().unwrap().clone();
@@ -391,7 +402,7 @@ fn a_release_that_escapes_the_cache_is_refused() {
     let fixture = Fixture::new();
     let mut release = fixture.release.clone();
     release.ctk = "../13.1.0".into();
-    let error = fetch_with(&release, &fixture.cache(), &fixture.serving_pip()).unwrap_err();
+    let error = fetch_with(&release, &fixture.cache(), &fixture.serving_pip(), &driver()).unwrap_err();
     assert!(matches!(error, HeadersError::InvalidRelease { .. }), "{error:?}");
     assert!(fixture.pip_runs().is_empty());
 }

@@ -5,6 +5,15 @@ use std::path::Path;
 
 use ctkgen_headers::{fetch, fetch_with, locate_libclang, locate_libclang_with, Cache, Catalogue, Pip};
 
+/// The driver's headers, as its description names them.
+fn driver() -> ctkgen_headers::LibraryHeaders {
+    ctkgen_headers::LibraryHeaders {
+        main: "cuda.h".into(),
+        typedefs: Some("cudaTypedefs.h".into()),
+        version_macro: Some("CUDA_VERSION".into()),
+    }
+}
+
 fn network_allowed(test: &str) -> bool {
     let skip = std::env::var_os("CTKGEN_SKIP_NETWORK_TESTS").is_some_and(|v| v == "1");
     if skip {
@@ -24,7 +33,7 @@ fn fetches_ctk_13_1_from_the_index() {
     let cache_dir = tempfile::tempdir().unwrap();
     let cache = Cache::new(cache_dir.path().to_path_buf());
 
-    let headers = fetch(release, &cache).unwrap();
+    let headers = fetch(release, &cache, &driver()).unwrap();
     assert_eq!(headers.ctk.as_deref(), Some(release.ctk.as_str()));
     assert_eq!(headers.cuda_version, Some(13010));
     assert!(headers.typedefs_header.as_ref().unwrap().is_file());
@@ -34,7 +43,7 @@ fn fetches_ctk_13_1_from_the_index() {
     assert!(text.contains("cuTensorMapEncodeTiled"));
 
     let offline = Pip::with_python("/nonexistent/python3");
-    assert_eq!(fetch_with(release, &cache, &offline).unwrap(), headers);
+    assert_eq!(fetch_with(release, &cache, &offline, &driver()).unwrap(), headers);
 }
 
 #[test]

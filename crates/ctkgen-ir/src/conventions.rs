@@ -13,20 +13,30 @@ use crate::{Api, Enum, EnumConstant};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LibraryConventions {
-    /// Shared library opened on first use, e.g. `libfoo.so.1`.
+    /// Shared library opened on first use, e.g. `libfoo.so.1`; `{major}` stands for the major
+    /// version of the toolkit the bindings are generated from (`libfoo.so.{major}`), for
+    /// libraries whose soname changes with it.
     pub library: String,
     /// What the library is called in messages and documentation ("<description> not found").
     pub library_description: String,
     /// Main header the IR is read from; generated C includes it.
     pub header: String,
+    /// The main header's companion of entry-point typedefs (`PFN_<name>_v<version>`), read in
+    /// the same translation unit for the version each function was introduced in.
+    #[serde(default)]
+    pub typedefs_header: Option<String>,
     /// The library's other headers, read after [`LibraryConventions::header`] in the same
     /// translation unit and in this order; each declaration in the IR records which header
     /// declared it. A source that lacks one of them (an installed toolkit without that
     /// component) is read without it; a catalogue release must have them all.
     #[serde(default)]
     pub extra_headers: Vec<ExtraHeader>,
-    /// Typedef of the status type every wrapped function returns; functions returning
-    /// anything else are not wrapped.
+    /// The wheels of the package index that carry the headers, each named by the extra of the
+    /// toolkit meta-package that requires it; the catalogue pins them per release.
+    #[serde(default)]
+    pub wheels: Vec<WheelSource>,
+    /// Typedef of the status type every wrapped function returns. Functions returning a
+    /// string are wrapped too (the status is then success); others are left out.
     pub result_type: String,
     /// Enum constant meaning success; its value is read from the IR, never assumed.
     pub success_constant: String,
@@ -34,26 +44,82 @@ pub struct LibraryConventions {
     pub missing_function_constant: String,
     /// Status returned by every wrapper when the library itself cannot be loaded.
     pub missing_library_constant: String,
-    /// Public name of the versioned entry-point lookup; its ABI symbol comes from the IR.
-    /// When the IR lacks it, every function is found with `dlsym` alone.
-    pub proc_address_function: String,
-    /// Integer typedef of the lookup's flags argument.
-    pub proc_address_flags_type: String,
-    /// Flag constant asking the lookup for the default (legacy stream) variant.
-    pub proc_address_default_flag: String,
-    /// Flag constant asking the lookup for the per-thread-default-stream variant.
-    pub proc_address_per_thread_flag: String,
-    /// Environment variable that selects the per-thread-default-stream variants (read once).
-    pub per_thread_env_var: String,
-    /// Macro holding the version the header declares, e.g. `FOO_VERSION`.
-    pub version_macro: String,
+    /// The versioned entry-point lookup, for libraries that have one; without it every function
+    /// is found with `dlsym` alone.
+    #[serde(default)]
+    pub proc_address: Option<ProcAddress>,
+    /// How the library selects its per-thread-default-stream variants, if it has them.
+    #[serde(default)]
+    pub per_thread: Option<PerThread>,
+    /// Macro holding the version the header declares, e.g. `FOO_VERSION`, if it has one.
+    #[serde(default)]
+    pub version_macro: Option<String>,
     /// Function the generated example and test call (with all-zero arguments) to show what a
-    /// call does on the machine at hand.
-    pub init_function: String,
+    /// call does on the machine at hand; without one they call nothing.
+    #[serde(default)]
+    pub init_function: Option<String>,
     /// Cargo package name of the generated Rust crate, e.g. `foo-sys`.
     pub rust_crate: String,
+    /// The libraries (by description file name) whose types this one's headers use.
+    #[serde(default)]
+    pub depends_on: Vec<String>,
+    /// Where an installed copy of the library is looked for at run time, beyond the system's
+    /// loader path.
+    #[serde(default)]
+    pub search: LibrarySearch,
     /// What the Python bindings add: names their users see.
     pub python: PythonConventions,
+}
+
+/// A wheel that carries some of a library's headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelSource {
+    /// The extra of the toolkit meta-package that requires the wheel, e.g. `foo`.
+    pub extra: String,
+    /// The wheel's package name, or the start of it when the name carries a major-version
+    /// suffix (`nvidia-foo` matches `nvidia-foo-cu12`).
+    pub package: String,
+}
+
+/// The versioned entry-point lookup (`get_proc_address(name, &fn, version, flags, &status)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcAddress {
+    /// Public name of the lookup; its ABI symbol comes from the IR. When the IR lacks it,
+    /// every function is found with `dlsym` alone.
+    pub function: String,
+    /// Integer typedef of the lookup's flags argument.
+    pub flags_type: String,
+    /// Flag constant asking the lookup for the default (legacy stream) variant.
+    pub default_flag: String,
+    /// Flag constant asking the lookup for the per-thread-default-stream variant.
+    pub per_thread_flag: String,
+}
+
+/// Per-thread-default-stream variants: how the header names them and how a program asks for them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerThread {
+    /// Environment variable that selects the per-thread-default-stream variants (read once).
+    pub env_var: String,
+    /// Function-like macros that wrap a symbol into its per-thread variant
+    /// (`#define f WRAP(f_v2)`), each with the suffix it adds (`_ptds`).
+    #[serde(default)]
+    pub macros: std::collections::BTreeMap<String, String>,
+}
+
+/// Places an installed library is found in, beside the system loader's path.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibrarySearch {
+    /// Folders under the toolkit folder that [`PythonConventions::home_env_var`] names, e.g. `lib64`.
+    #[serde(default)]
+    pub home_dirs: Vec<String>,
+    /// Folders, relative to a `site-packages`, where the library's wheel installs it, by the
+    /// toolkit's major version (`"13" = "nvidia/foo/lib"`).
+    #[serde(default)]
+    pub wheel_dirs: std::collections::BTreeMap<String, String>,
 }
 
 /// One of the library's other headers.
@@ -81,8 +147,9 @@ pub struct PythonConventions {
     /// The module the generated Python module is call-compatible with.
     pub compatible_module: String,
     /// Environment variable that selects the per-thread-default-stream variants, as the
-    /// compatible module reads it.
-    pub per_thread_env_var: String,
+    /// compatible module reads it (for libraries with such variants).
+    #[serde(default)]
+    pub per_thread_env_var: Option<String>,
     /// Environment variable naming another library file to open instead of [`LibraryConventions::library`].
     pub library_path_env_var: String,
     /// Environment variable naming the toolkit folder whose `include/` the build reads.
@@ -121,35 +188,71 @@ impl LibraryConventions {
         let p = &self.python;
         let extra = self.extra_headers.iter().flat_map(|e| std::iter::once(&e.header).chain(&e.typedefs));
         let mut names: Vec<&str> = vec![
-            &self.library,
+            self.soname_stem(),
             &self.library_description,
             &self.header,
             &self.result_type,
             &self.success_constant,
             &self.missing_function_constant,
             &self.missing_library_constant,
-            &self.proc_address_function,
-            &self.proc_address_flags_type,
-            &self.proc_address_default_flag,
-            &self.proc_address_per_thread_flag,
-            &self.per_thread_env_var,
-            &self.version_macro,
-            &self.init_function,
             &self.rust_crate,
             &p.cython_module,
             &p.compatible_module,
-            &p.per_thread_env_var,
             &p.library_path_env_var,
             &p.home_env_var,
             &p.library_not_found_error,
             &p.function_not_found_error,
-        ]
-        .into_iter()
-        .chain(&p.anonymous_record_prefix)
-        .map(String::as_str)
-        .collect();
+        ];
+        if let Some(lookup) = &self.proc_address {
+            names.extend(
+                [&lookup.function, &lookup.flags_type, &lookup.default_flag, &lookup.per_thread_flag]
+                    .map(String::as_str),
+            );
+        }
+        if let Some(per_thread) = &self.per_thread {
+            names.push(&per_thread.env_var);
+            names.extend(per_thread.macros.keys().map(String::as_str));
+        }
+        names.extend(
+            [
+                &self.typedefs_header,
+                &self.version_macro,
+                &self.init_function,
+                &p.per_thread_env_var,
+                &p.anonymous_record_prefix,
+            ]
+            .into_iter()
+            .flatten()
+            .map(String::as_str),
+        );
+        names.extend(self.wheels.iter().map(|w| w.package.as_str()));
+        names.extend(self.search.wheel_dirs.values().map(String::as_str));
         names.extend(extra.map(String::as_str));
         names
+    }
+
+    /// The soname up to its `{major}` placeholder, if it has one (`libfoo.so.`).
+    fn soname_stem(&self) -> &str {
+        self.library.split("{major}").next().unwrap_or(&self.library)
+    }
+
+    /// The shared library's file name for bindings generated from a toolkit of major version
+    /// `major`; `None` when the soname depends on it and it is not known.
+    pub fn soname(&self, major: Option<u32>) -> Option<String> {
+        match major {
+            _ if !self.library.contains("{major}") => Some(self.library.clone()),
+            Some(major) => Some(self.library.replace("{major}", &major.to_string())),
+            None => None,
+        }
+    }
+
+    /// Every header file of the library: the main one, its typedef header, the extra headers
+    /// and theirs.
+    pub fn header_files(&self) -> Vec<String> {
+        let mut files = vec![self.header.clone()];
+        files.extend(self.typedefs_header.clone());
+        files.extend(self.extra_header_files());
+        files
     }
 
     /// The file names of the extra headers and of their typedef headers, in order.

@@ -29,7 +29,9 @@ pub mod layout;
 
 use serde::{Deserialize, Serialize};
 
-pub use conventions::{ExtraHeader, LibraryConventions, PythonConventions};
+pub use conventions::{
+    ExtraHeader, LibraryConventions, LibrarySearch, PerThread, ProcAddress, PythonConventions, WheelSource,
+};
 
 /// Bumped whenever the JSON form changes shape.
 pub const FORMAT_VERSION: u32 = 1;

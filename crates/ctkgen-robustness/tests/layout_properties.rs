@@ -447,7 +447,7 @@ fn check_cython_storage(api: &Api, options: &ctkgen_cython::CythonOptions) -> Re
     let files = ctkgen_cython::emit(api, options).map_err(|e| format!("cython: {e}"))?;
     let mut decided = 0;
     let mut classes = std::collections::BTreeMap::new();
-    for file in files.iter().filter(|f| f.path.contains("/_records_") && f.path.ends_with(".pyx")) {
+    for file in files.iter().filter(|f| f.path.contains("_records_") && f.path.ends_with(".pyx")) {
         let mut current: Option<(String, String)> = None;
         for line in file.contents.lines().chain(std::iter::once("cdef class END(_Record):")) {
             if let Some(rest) = line.strip_prefix("cdef class ") {

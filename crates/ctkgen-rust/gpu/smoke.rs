@@ -12,7 +12,7 @@ fn check(what: &str, status: cu::CUresult) {
 }
 
 fn main() {
-    cu::driver_status().expect("driver loads");
+    cu::library_status().expect("driver loads");
     println!("per-thread default stream: {}", cu::per_thread_default_stream());
     unsafe {
         check("cuInit", cu::cuInit(0));

@@ -4,4 +4,4 @@
 //! a name of the library.
 
 /// The bound library's conventions (see [`ctkgen_ir::LibraryConventions`] for every field).
-pub use ctkgen_ir::LibraryConventions as DriverConventions;
+pub use ctkgen_ir::LibraryConventions;

@@ -1,11 +1,13 @@
-//! Emits a Rust `-sys` crate for the driver API a ctkgen model describes.
+//! Emits a Rust `-sys` crate for the C library a ctkgen model describes.
 //!
 //! [`emit`] turns one [`ctkgen_ir::Api`] into the files of a Cargo package: `Cargo.toml`,
 //! `src/lib.rs` with every record, enum, typedef, constant and function of the header, a layout
-//! test and a small example. Functions are resolved lazily from the driver library at run time,
-//! so the crate builds and links on machines without a driver.
+//! test and a small example. Functions are resolved lazily from the shared library at run time,
+//! so the crate builds and links on machines without it. What is particular to the library (its
+//! file name, status codes, entry-point lookup, where an installed copy lives) comes from its
+//! [`LibraryConventions`].
 //!
-//! The work is split in two: [`plan`] is a pass over the model that takes every decision (Rust
+//! The work is split in two: `plan` is a pass over the model that takes every decision (Rust
 //! names, record layouts with padding and bitfield units, explicit alignments, flag enums,
 //! constant types, how each function is resolved), and the `print_*` modules only lay the
 //! decided items out through `quote` and `prettyplease`. The items printed hundreds of times
@@ -31,7 +33,7 @@ mod types;
 use ctkgen_ir::doc_render::ParsedDocs;
 use ctkgen_ir::{Api, OutputFile};
 
-pub use conventions::DriverConventions;
+pub use conventions::LibraryConventions;
 
 /// How the generated package is named and labelled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,18 +101,20 @@ pub enum RustEmitError {
     InvalidConstant { constant: String, reason: String },
     #[error("function `{function}`: {reason}")]
     InvalidFunction { function: String, reason: String },
-    #[error("driver convention `{name}`: {reason}")]
+    #[error("library convention `{name}`: {reason}")]
     Convention { name: String, reason: String },
+    #[error("the file name of {description} (`{library}`) carries the toolkit's major version, which the model does not record (no CTK release, no version macro value)")]
+    UnknownMajorVersion { library: String, description: String },
     #[error("generated code for {file} does not parse: {message}")]
     Syntax { file: String, message: String },
 }
 
-/// Emits the package for a driver whose library, entry-point lookup and status codes are
+/// Emits the package for a library whose file, entry-point lookup and status codes are
 /// described by `conventions`. Pure: no I/O, same bytes for the same input.
 pub fn emit(
     api: &Api,
     options: &RustOptions,
-    conventions: &DriverConventions,
+    conventions: &LibraryConventions,
 ) -> Result<Vec<OutputFile>, RustEmitError> {
     emit_with_docs(api, options, conventions, &ParsedDocs::default())
 }
@@ -120,7 +124,7 @@ pub fn emit(
 pub fn emit_with_docs(
     api: &Api,
     options: &RustOptions,
-    conventions: &DriverConventions,
+    conventions: &LibraryConventions,
     parsed: &ParsedDocs,
 ) -> Result<Vec<OutputFile>, RustEmitError> {
     print_crate::files(api, options, conventions, parsed)

@@ -27,7 +27,7 @@ pub const RESERVED: &[&str] = &[
     "FUNCTIONS",
     "ProcAddressLookup",
     "LoadError",
-    "driver_status",
+    "library_status",
     "function_available",
     "per_thread_default_stream",
 ];

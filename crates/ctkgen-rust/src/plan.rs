@@ -4,9 +4,9 @@
 use ctkgen_ir::doc_render::ParsedDocs;
 use std::collections::{BTreeMap, BTreeSet};
 
-use ctkgen_ir::{Api, ConstantValue, Enum, Function, Record, RecordKind, Type, Typedef};
+use ctkgen_ir::{Api, ConstantValue, Enum, Function, Primitive, Record, RecordKind, Type, Typedef};
 
-use crate::conventions::DriverConventions;
+use crate::conventions::LibraryConventions;
 use crate::names::ident as rust_ident;
 use crate::names::{self, ident, synthetic, Name};
 use crate::types::{fixed_int, Position, Scalar, Types};
@@ -17,7 +17,15 @@ pub struct Plan<'a> {
     pub api: &'a Api,
     pub types: Types<'a>,
     pub options: &'a RustOptions,
-    pub conventions: &'a DriverConventions,
+    pub conventions: &'a LibraryConventions,
+    /// The shared library's file name, for the toolkit the model comes from.
+    pub library: String,
+    /// The environment variable that selects the per-thread-default-stream variants, when the
+    /// library has them.
+    pub per_thread_env_var: Option<&'a str>,
+    /// Where an installed toolkit's copy of the library is looked for before the system
+    /// loader's path, when the library says where.
+    pub search: Option<SearchPlan<'a>>,
     /// The Cargo package name: the options', else the conventions'.
     pub crate_name: String,
     /// The package name as a Rust crate identifier.
@@ -35,7 +43,8 @@ pub struct Plan<'a> {
     /// Records whose alignment comes from an explicit attribute, with the names users see them
     /// by; the generated test prints and checks their alignment.
     pub aligned_types: Vec<AlignedType>,
-    /// Index of [`DriverConventions::init_function`] in `functions`, when the model has it.
+    /// Index of [`LibraryConventions::init_function`] in `functions`, when the library names one
+    /// and the model has it.
     pub init_function: Option<usize>,
 }
 
@@ -175,8 +184,37 @@ pub struct FunctionPlan<'a> {
     pub ident: Name,
     pub params: Vec<(Name, Type)>,
     pub doc: Option<String>,
+    /// What the wrapper does when its entry point cannot be reached.
+    pub unreachable: Unreachable,
+    /// The per-thread-default-stream variant's symbol, for a library that has such variants.
+    pub per_thread_symbol: Option<&'a str>,
+}
+
+impl FunctionPlan<'_> {
     /// The return type is the status enum, so a missing entry point is reported as a status.
-    pub returns_status: bool,
+    pub fn returns_status(&self) -> bool {
+        self.unreachable == Unreachable::Status
+    }
+}
+
+/// How a wrapper reports an entry point it cannot reach, by what the function returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreachable {
+    /// The status enum: the status the conventions name for a missing library or function.
+    Status,
+    /// A C string (`const char *`): a static one saying why, so a caller that prints it
+    /// (an error's description) reads the reason rather than a null pointer.
+    Text,
+    /// Anything else has no value that could say so: the wrapper panics.
+    Panic,
+}
+
+/// The installed toolkit's folders the library is looked for in.
+pub struct SearchPlan<'a> {
+    /// Environment variable naming the toolkit's folder.
+    pub env_var: &'a str,
+    /// Folders under it, in the order they are tried.
+    pub dirs: &'a [String],
 }
 
 /// The status enum and the constants the runtime returns.
@@ -213,17 +251,26 @@ impl<'a> Plan<'a> {
     pub fn new(
         api: &'a Api,
         options: &'a RustOptions,
-        conventions: &'a DriverConventions,
+        conventions: &'a LibraryConventions,
         parsed: &ParsedDocs,
     ) -> Result<Plan<'a>, RustEmitError> {
         let crate_name = options.crate_name.clone().unwrap_or_else(|| conventions.rust_crate.clone());
         let crate_ident = check_options(&crate_name, options)?;
+        let library = conventions.soname(toolkit_major(api)).ok_or_else(|| RustEmitError::UnknownMajorVersion {
+            library: conventions.library.clone(),
+            description: conventions.library_description.clone(),
+        })?;
+        let search = (!conventions.search.home_dirs.is_empty())
+            .then(|| SearchPlan { env_var: &conventions.python.home_env_var, dirs: &conventions.search.home_dirs });
         let types = Types::new(api);
         let mut plan = Plan {
             api,
             types,
             options,
             conventions,
+            library,
+            per_thread_env_var: conventions.per_thread.as_ref().map(|p| p.env_var.as_str()),
+            search,
             crate_name,
             crate_ident,
             records: Vec::new(),
@@ -268,7 +315,10 @@ impl<'a> Plan<'a> {
             plan.functions.push(planned);
         }
         plan.proc_address = plan.plan_proc_address()?;
-        plan.init_function = plan.functions.iter().position(|f| f.function.name == conventions.init_function);
+        plan.init_function = conventions
+            .init_function
+            .as_deref()
+            .and_then(|init| plan.functions.iter().position(|f| f.function.name == init));
         plan.aligned_types = plan.plan_aligned_types();
         plan.check_names()?;
         crate::docs::render_all(&mut plan, parsed);
@@ -753,9 +803,17 @@ impl<'a> Plan<'a> {
         }))
     }
 
-    fn returns_status(&self, ty: &Type) -> bool {
-        let Some(status) = &self.status else { return false };
-        matches!(self.api.resolve(ty), Type::Enum { name } if status.enum_ident == name.as_str())
+    fn unreachable(&self, ty: &Type) -> Unreachable {
+        let resolved = self.api.resolve(ty);
+        match (resolved, &self.status) {
+            (Type::Enum { name }, Some(status)) if status.enum_ident == name.as_str() => Unreachable::Status,
+            (Type::Pointer { pointee, pointee_const: true }, _)
+                if matches!(self.api.resolve(pointee), Type::Primitive { name: Primitive::Char }) =>
+            {
+                Unreachable::Text
+            }
+            _ => Unreachable::Panic,
+        }
     }
 
     fn plan_function(&self, f: &'a Function) -> Result<FunctionPlan<'a>, RustEmitError> {
@@ -790,19 +848,28 @@ impl<'a> Plan<'a> {
             }
             params.push((crate::names::ident(&name, &context)?, p.ty.clone()));
         }
-        Ok(FunctionPlan { function: f, ident, params, doc: f.doc.clone(), returns_status: self.returns_status(&f.ret) })
+        let per_thread_symbol = f.per_thread_symbol.as_deref().filter(|_| self.per_thread_env_var.is_some());
+        Ok(FunctionPlan {
+            function: f,
+            ident,
+            params,
+            doc: f.doc.clone(),
+            unreachable: self.unreachable(&f.ret),
+            per_thread_symbol,
+        })
     }
 
-    /// The lookup is used only when the model has it in the five-parameter form
-    /// `(const char *symbol, void **pfn, int version, flags, status *)` returning the status.
+    /// The lookup is used only when the library has one and the model has it in the
+    /// five-parameter form `(const char *symbol, void **pfn, int version, flags, status *)`
+    /// returning the status.
     fn plan_proc_address(&self) -> Result<Option<ProcAddressPlan>, RustEmitError> {
-        let Some(index) = self.functions.iter().position(|f| f.function.name == self.conventions.proc_address_function)
-        else {
+        let Some(lookup) = &self.conventions.proc_address else { return Ok(None) };
+        let Some(index) = self.functions.iter().position(|f| f.function.name == lookup.function) else {
             return Ok(None);
         };
         let f = &self.functions[index];
         let scalar = |i: usize| self.types.scalar(&f.function.params[i].ty);
-        let shape_fits = f.returns_status
+        let shape_fits = f.returns_status()
             && f.function.params.len() == 5
             && matches!(scalar(0), Scalar::Pointer { .. })
             && matches!(scalar(1), Scalar::Pointer { .. })
@@ -817,8 +884,8 @@ impl<'a> Plan<'a> {
                 || RustEmitError::Convention { name: name.into(), reason: "no enum constant has this name".into() },
             )
         };
-        let default_flag = flag(&self.conventions.proc_address_default_flag)?;
-        let per_thread_flag = flag(&self.conventions.proc_address_per_thread_flag)?;
+        let default_flag = flag(&lookup.default_flag)?;
+        let per_thread_flag = flag(&lookup.per_thread_flag)?;
         Ok(Some(ProcAddressPlan { index, default_flag, per_thread_flag }))
     }
 
@@ -870,6 +937,14 @@ impl<'a> Plan<'a> {
         }
         Ok(())
     }
+}
+
+/// The major version of the toolkit the model comes from: its release (`13.1.2`), else the
+/// version its header declares (`13010`).
+fn toolkit_major(api: &Api) -> Option<u32> {
+    let p = &api.provenance;
+    let from_release = p.ctk.as_deref().and_then(|ctk| ctk.split('.').next()?.parse().ok());
+    from_release.or(p.cuda_version.map(|version| version / 1000))
 }
 
 fn ident_of_enum(name: &str, context: &str) -> Result<Name, RustEmitError> {

@@ -9,7 +9,7 @@ use quote::quote;
 use crate::names::Name;
 use crate::plan::{
     Accessor, BitConversion, ConstantExpr, ConstantPlan, ConstantType, EnumPlan, FunctionPlan, Member, Plan,
-    RecordPlan, RecordShape, Repr, TypedefPlan,
+    RecordPlan, RecordShape, Repr, TypedefPlan, Unreachable,
 };
 use crate::syntax::{self, Stamp};
 use crate::types::Position;
@@ -339,7 +339,7 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
     quote!(const _: () = { #(#checks)* };)
 }
 
-pub fn enumeration(e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Vec<Built>, RustEmitError> {
+pub fn enumeration(plan: &Plan, e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Vec<Built>, RustEmitError> {
     let ident = &e.ident;
     let underlying = &e.underlying;
     let doc = docs.optional(&e.doc);
@@ -352,8 +352,9 @@ pub fn enumeration(e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Ve
         )
     };
     let shape_line = format!(
-        " A newtype over `{}` rather than a Rust enum, so values a newer driver returns stay valid.{names_line}",
-        e.enumeration.underlying.c_name()
+        " A newtype over `{}` rather than a Rust enum, so values a newer {} returns stay valid.{names_line}",
+        e.enumeration.underlying.c_name(),
+        plan.conventions.library_description
     );
     let type_name = ident.to_string();
     let separator = if doc.is_empty() { quote!() } else { quote!(#[doc = ""]) };
@@ -633,35 +634,36 @@ fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::
     if !text.is_empty() {
         text.push('\n');
     }
-    text.push_str("# Safety\n\nCalls straight into the driver: arguments must meet the contract the driver documents ");
+    let library = &plan.library;
+    text.push_str(&format!(
+        "# Safety\n\nCalls straight into `{library}`: arguments must meet the contract its documentation gives "
+    ));
     text.push_str("for this function (valid pointers of the right size, live handles).\n\n");
     text.push_str("# Binding\n\n");
     let binding = match (function.first_version, &plan.proc_address) {
-        (Some(version), Some(_)) => format!(
+        (Some(version), Some(lookup)) => format!(
             "Resolved on first call through `{}(\"{}\", {version})`, falling back to the symbol `{}`.",
-            plan.conventions.proc_address_function, function.lookup_name, function.symbol
+            plan.functions[lookup.index].function.name, function.lookup_name, function.symbol
         ),
         _ => format!("Resolved on first call as the symbol `{}`.", function.symbol),
     };
     text.push_str(&binding);
-    if let Some(per_thread) = &function.per_thread_symbol {
-        text.push_str(&format!(
-            " With `{}=1` the per-thread-default-stream variant `{per_thread}` is used.",
-            plan.conventions.per_thread_env_var
-        ));
+    if let (Some(per_thread), Some(env_var)) = (f.per_thread_symbol, plan.per_thread_env_var) {
+        text.push_str(&format!(" With `{env_var}=1` the per-thread-default-stream variant `{per_thread}` is used."));
     }
     text.push('\n');
-    if f.returns_status {
-        if let Some(status) = &plan.status {
-            text.push_str(&format!(
-                "Returns `{}` when the driver lacks this entry point and `{}` when the driver library cannot be loaded (see [`driver_status`]).\n",
-                status.missing_function, status.missing_library
-            ));
-        }
-    } else {
-        text.push_str(
-            "\n# Panics\n\nWhen the driver library or this entry point is missing (see [`function_available`]).\n",
-        );
+    match (f.unreachable, &plan.status) {
+        (Unreachable::Status, Some(status)) => text.push_str(&format!(
+            "Returns `{}` when `{library}` lacks this entry point and `{}` when it cannot be loaded (see [`library_status`]).\n",
+            status.missing_function, status.missing_library
+        )),
+        (Unreachable::Status, None) => {}
+        (Unreachable::Text, _) => text.push_str(&format!(
+            "When `{library}` or this entry point is missing, returns a C string that says so and lives as long as the process (see [`library_status`]).\n"
+        )),
+        (Unreachable::Panic, _) => text.push_str(&format!(
+            "\n# Panics\n\nWhen `{library}` or this entry point is missing (see [`function_available`]).\n"
+        )),
     }
     docs.markdown_doc_syntax(&text)
 }
@@ -718,19 +720,24 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -
         })
     };
     let lookup = method_call(slot(), "function", Some(pointer_type));
-    let missing = if f.returns_status && plan.status.is_some() {
-        method_call(ident_expr(plain_ident("missing")), "status", None)
-    } else {
-        let slot_ref = syn::Expr::Reference(syn::ExprReference {
-            attrs: Vec::new(),
-            and_token: Default::default(),
-            mutability: None,
-            expr: Box::new(slot()),
-        });
-        call(
-            path_expr(path(false, &["crate", "runtime", "unavailable"])),
-            [slot_ref, ident_expr(plain_ident("missing"))],
-        )
+    let missing = match f.unreachable {
+        Unreachable::Status => method_call(ident_expr(plain_ident("missing")), "status", None),
+        Unreachable::Text => call(
+            path_expr(path(false, &["crate", "runtime", "unreachable_text"])),
+            [ident_expr(plain_ident("missing"))],
+        ),
+        Unreachable::Panic => {
+            let slot_ref = syn::Expr::Reference(syn::ExprReference {
+                attrs: Vec::new(),
+                and_token: Default::default(),
+                mutability: None,
+                expr: Box::new(slot()),
+            });
+            call(
+                path_expr(path(false, &["crate", "runtime", "unavailable"])),
+                [slot_ref, ident_expr(plain_ident("missing"))],
+            )
+        }
     };
     let variant = |name: &str, bound: &str| {
         syn::Pat::TupleStruct(syn::PatTupleStruct {
@@ -815,7 +822,7 @@ pub fn entry_table(plan: &Plan) -> syn::Item {
     };
     let entries = plan.functions.iter().map(|f| {
         let function = f.function;
-        let per_thread = match &function.per_thread_symbol {
+        let per_thread = match f.per_thread_symbol {
             Some(symbol) => {
                 let pair = syn::Expr::Tuple(syn::ExprTuple {
                     attrs: Vec::new(),

@@ -15,12 +15,7 @@ use std::process::Command;
 
 use ctkgen_ir::Api;
 use ctkgen_rust::{emit, RustOptions};
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CTKGEN_RUST_GEN_TARGET")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("ctkgen-rust-gen-target"))
-}
+use support::{cargo, target_dir};
 
 /// Extra test files to add to a generated crate: `(crate, path, contents)`.
 type ExtraFile = (String, String, String);
@@ -50,35 +45,13 @@ fn workspace(crates: &[(String, Api)], extra: &[ExtraFile]) -> tempfile::TempDir
     dir
 }
 
-/// Runs cargo in `dir`; returns stdout and stderr together, failing the test on a non-zero exit.
-fn cargo(dir: &Path, args: &[&str]) -> String {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        // Every rustdoc lint is an error: broken intra-doc links, bare URLs, HTML, code blocks.
-        .env("RUSTDOCFLAGS", "-D warnings")
-        .output()
-        .expect("cargo runs");
-    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "cargo {args:?} failed:\n{text}");
-    text
-}
-
 fn check(crates: &[(String, Api)], extra: &[ExtraFile]) -> String {
     let dir = workspace(crates, extra);
-    let clippy = cargo(dir.path(), &["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]);
-    assert!(!clippy.contains("warning"), "{clippy}");
-    let doc = cargo(dir.path(), &["doc", "--workspace", "--no-deps", "--quiet"]);
-    assert!(!doc.contains("warning"), "{doc}");
-    let tests = cargo(dir.path(), &["test", "--workspace", "--quiet", "--", "--nocapture", "--test-threads=1"]);
+    let tests = support::clippy_doc_test(dir.path(), &[]);
     let examples: Vec<String> = crates.iter().map(|(name, _)| name.clone()).collect();
     let mut out = tests;
     for name in examples.iter().take(1) {
-        out.push_str(&cargo(dir.path(), &["run", "--quiet", "-p", name, "--example", "driver_info"]));
+        out.push_str(&cargo(dir.path(), &["run", "--quiet", "-p", name, "--example", "library_info"]));
     }
     out
 }

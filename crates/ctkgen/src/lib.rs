@@ -1,7 +1,7 @@
 //! The ctkgen pipeline: headers, then the model, then emitted files, then an atomic write.
 //!
 //! ```text
-//! catalogue --fetch--> cuda.h --libclang--> Api (IR) --emit--> OutputFile[] --write--> out/
+//! catalogue --fetch--> headers --libclang--> Api (IR) per library --emit--> OutputFile[] --write--> out/
 //! ```
 //!
 //! Each stage lives in its own crate; this one strings them together, is the only crate the
@@ -62,14 +62,21 @@ pub enum PipelineError {
     LibclangTooOld { path: PathBuf, version: String, oldest: u32 },
     #[error("CTK {ctk} has no {header} in {catalogue} (`cargo xtask headers refresh` catalogues it)")]
     MissingExtraHeader { ctk: String, header: String, catalogue: PathBuf },
+    #[error("{dir} has no {header}, the main header of library {library}; choose the libraries it has with --library")]
+    MissingLibraryHeader { dir: PathBuf, header: String, library: String },
+    #[error("no library named {name} under {dir}; known: {known}")]
+    UnknownLibrary { name: String, dir: PathBuf, known: String },
+    #[error("{dir} describes no library")]
+    NoLibraries { dir: PathBuf },
+    #[error("library {library} depends on {dependency}, which is not described under {dir}, or the dependencies form a cycle")]
+    BadDependency { library: String, dependency: String, dir: PathBuf },
 }
 
-/// The library the catalogue's headers declare, described under `headers/libraries/`.
-pub const DRIVER_LIBRARY: &str = "cuda-driver";
-
-/// What the emitters need to know about the bound library beyond its declarations.
+/// What the emitters need to know about a bound library beyond its declarations.
 #[derive(Debug, Clone)]
 pub struct Library {
+    /// The description's file name under `headers/libraries/`, without `.toml`.
+    pub name: String,
     pub conventions: ctkgen_ir::LibraryConventions,
     /// Output-parameter overrides for the Cython emitter (`<name>.cython-params.toml`).
     pub cython_params: ctkgen_cython::Overrides,
@@ -100,7 +107,7 @@ impl Workspace {
         Ok(Catalogue::load(&self.catalogue_path())?)
     }
 
-    /// The pinned stand-ins for the system headers `cuda.h` includes.
+    /// The pinned stand-ins for the system headers the libraries' headers include.
     pub fn system_include_dir(&self) -> PathBuf {
         self.root.join("headers").join("include")
     }
@@ -129,18 +136,82 @@ impl Workspace {
         Ok(found)
     }
 
+    /// The folder of library descriptions.
+    pub fn libraries_dir(&self) -> PathBuf {
+        self.root.join("headers").join("libraries")
+    }
+
+    /// Every described library, each after the libraries it depends on, otherwise by name. The
+    /// first is the primary one: a lone header is read as it, and it names the package's
+    /// shared settings.
+    pub fn libraries(&self) -> Result<Vec<Library>, PipelineError> {
+        let dir = self.libraries_dir();
+        let entries = std::fs::read_dir(&dir).map_err(|source| PipelineError::Read { path: dir.clone(), source })?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| PipelineError::Read { path: dir.clone(), source })?;
+            let file = entry.file_name().to_string_lossy().into_owned();
+            // `<name>.toml` describes a library; `<name>.<part>.toml` are its other parts.
+            if let Some(stem) = file.strip_suffix(".toml").filter(|stem| !stem.contains('.')) {
+                names.push(stem.to_string());
+            }
+        }
+        names.sort();
+        let mut pending = names.iter().map(|name| self.library(name)).collect::<Result<Vec<_>, _>>()?;
+        if pending.is_empty() {
+            return Err(PipelineError::NoLibraries { dir });
+        }
+        let mut ordered: Vec<Library> = Vec::with_capacity(pending.len());
+        while !pending.is_empty() {
+            let ready = pending.iter().position(|lib| {
+                lib.conventions.depends_on.iter().all(|dep| ordered.iter().any(|done| &done.name == dep))
+            });
+            let Some(index) = ready else {
+                let stuck = &pending[0];
+                let dependency = stuck
+                    .conventions
+                    .depends_on
+                    .iter()
+                    .find(|dep| !ordered.iter().any(|done| &done.name == *dep))
+                    .cloned()
+                    .unwrap_or_default();
+                return Err(PipelineError::BadDependency { library: stuck.name.clone(), dependency, dir });
+            };
+            ordered.push(pending.remove(index));
+        }
+        Ok(ordered)
+    }
+
+    /// The libraries `names` picks (every one when empty), in [`Workspace::libraries`]' order.
+    pub fn chosen_libraries(&self, names: &[String]) -> Result<Vec<Library>, PipelineError> {
+        let all = self.libraries()?;
+        if let Some(unknown) = names.iter().find(|n| !all.iter().any(|lib| &lib.name == *n)) {
+            return Err(PipelineError::UnknownLibrary {
+                name: unknown.clone(),
+                dir: self.libraries_dir(),
+                known: all.iter().map(|lib| lib.name.as_str()).collect::<Vec<_>>().join(", "),
+            });
+        }
+        Ok(all.into_iter().filter(|lib| names.is_empty() || names.contains(&lib.name)).collect())
+    }
+
+    /// The primary library (see [`Workspace::libraries`]).
+    pub fn primary_library(&self) -> Result<Library, PipelineError> {
+        Ok(self.libraries()?.remove(0))
+    }
+
     /// The description of library `name` under `headers/libraries/`.
     pub fn library(&self, name: &str) -> Result<Library, PipelineError> {
-        let files = ctkgen_headers::LibraryFiles::new(self.root.join("headers").join("libraries"), name);
+        let files = ctkgen_headers::LibraryFiles::new(self.libraries_dir(), name);
         let conventions = files.conventions()?;
-        let params = files.part("cython-params")?;
+        let params = files.optional_part("cython-params")?;
         let cython_params = ctkgen_cython::Overrides::parse(&params)
             .map_err(|source| PipelineError::Overrides { path: files.part_path("cython-params"), source })?;
-        let typed = files.part("typed-values")?;
+        let typed = files.optional_part("typed-values")?;
         let cython_params = cython_params
             .with_typed_values(&typed)
             .map_err(|source| PipelineError::Overrides { path: files.part_path("typed-values"), source })?;
-        Ok(Library { conventions, cython_params })
+        Ok(Library { name: name.to_string(), conventions, cython_params })
     }
 
     /// Default output folder for one source: `target/ctkgen/<label>`.
@@ -176,41 +247,66 @@ impl Default for ReadOptions {
     }
 }
 
-/// The header files of a source, fetched and verified where they come from the catalogue. A
-/// CTK or an installed toolkit also brings the driver's other headers its conventions name
-/// (every one for a catalogue release, those present for a toolkit); a lone header, none.
+/// The header files of a source for the primary library ([`Workspace::primary_library`]).
 pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSet, PipelineError> {
-    match source {
+    resolve_library_headers(ws, source, &ws.primary_library()?)
+}
+
+/// The header files of `library` in a source, fetched and verified where they come from the
+/// catalogue. A CTK or an installed toolkit also brings the library's other headers its
+/// conventions name (every one for a catalogue release, those present for a toolkit); a lone
+/// header is read as the library's main header, alone.
+pub fn resolve_library_headers(
+    ws: &Workspace,
+    source: &HeaderSource,
+    library: &Library,
+) -> Result<HeaderSet, PipelineError> {
+    let conventions = &library.conventions;
+    let extra = &conventions.extra_headers;
+    let names = ctkgen_headers::LibraryHeaders {
+        main: conventions.header.clone(),
+        typedefs: conventions.typedefs_header.clone(),
+        version_macro: conventions.version_macro.clone(),
+    };
+    let mut headers = match source {
         HeaderSource::Ctk(query) => {
             let catalogue = ws.catalogue()?;
             let release = catalogue.resolve(query)?;
-            let extra = ws.library(DRIVER_LIBRARY)?.conventions.extra_headers;
             let catalogued: std::collections::BTreeSet<&String> =
                 release.headers.keys().chain(release.companions.iter().flat_map(|c| c.headers.keys())).collect();
             // Checked before fetching, so an old catalogue fails without a download.
-            if let Some(missing) = extra.iter().find(|e| !catalogued.contains(&e.header)) {
+            let needed = std::iter::once(&conventions.header).chain(extra.iter().map(|e| &e.header));
+            if let Some(missing) = needed.into_iter().find(|h| !catalogued.contains(h)) {
                 return Err(PipelineError::MissingExtraHeader {
                     ctk: release.ctk.clone(),
-                    header: missing.header.clone(),
+                    header: missing.clone(),
                     catalogue: ws.catalogue_path(),
                 });
             }
-            let mut headers = ctkgen_headers::fetch(release, &ws.cache)?;
+            let mut headers = ctkgen_headers::fetch(release, &ws.cache, &names)?;
             let has = |name: &String| catalogued.contains(name);
-            headers.extra_headers = extra_header_paths(&headers.include_dir, &extra, has);
-            headers.stand_ins = ws.graphics_stand_ins()?;
-            Ok(headers)
+            headers.extra_headers = extra_header_paths(&headers.include_dir, extra, has);
+            if !extra.is_empty() {
+                headers.stand_ins = ws.graphics_stand_ins()?;
+            }
+            headers
         }
         HeaderSource::CudaHome(dir) => {
-            let mut headers = ctkgen_headers::from_cuda_home(dir)?;
-            let extra = ws.library(DRIVER_LIBRARY)?.conventions.extra_headers;
-            let include_dir = headers.include_dir.clone();
+            let include_dir = dir.join("include");
+            if !include_dir.join(&conventions.header).is_file() && include_dir.is_dir() {
+                return Err(PipelineError::MissingLibraryHeader {
+                    dir: include_dir,
+                    header: conventions.header.clone(),
+                    library: library.name.clone(),
+                });
+            }
+            let mut headers = ctkgen_headers::from_cuda_home(dir, &names)?;
             let present = |name: &String| include_dir.join(name).is_file();
-            headers.extra_headers = extra_header_paths(&headers.include_dir, &extra, present);
+            headers.extra_headers = extra_header_paths(&headers.include_dir, extra, present);
             if !headers.extra_headers.is_empty() {
                 headers.stand_ins = ws.graphics_stand_ins()?;
             }
-            Ok(headers)
+            headers
         }
         HeaderSource::Header(path) => {
             if path.is_dir() {
@@ -219,7 +315,7 @@ pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSe
             if !path.is_file() {
                 return Err(PipelineError::MissingHeader { path: path.clone() });
             }
-            Ok(HeaderSet {
+            HeaderSet {
                 include_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
                 main_header: path.clone(),
                 typedefs_header: None,
@@ -228,9 +324,14 @@ pub fn resolve_headers(ws: &Workspace, source: &HeaderSource) -> Result<HeaderSe
                 catalogued: None,
                 extra_headers: Vec::new(),
                 stand_ins: Vec::new(),
-            })
+                version_macro: None,
+                per_thread_macros: Default::default(),
+            }
         }
-    }
+    };
+    headers.version_macro = conventions.version_macro.clone();
+    headers.per_thread_macros = conventions.per_thread.as_ref().map(|p| p.macros.clone()).unwrap_or_default();
+    Ok(headers)
 }
 
 /// The extra headers of `include_dir` that `has` says are there, in the conventions' order.
@@ -284,14 +385,28 @@ pub fn release_libclang_pages() -> usize {
     ctkgen_clang::release_libclang_pages()
 }
 
-/// Rebuilds the catalogue file from the `cuda-toolkit` meta-package on the package index,
-/// reporting progress line by line.
-/// Besides the main and typedef headers, it catalogues the driver's other headers that its
-/// conventions name.
+/// Rebuilds the catalogue file from the toolkit meta-package on the package index, reporting
+/// progress line by line: every described library's wheels and headers. The primary library's
+/// first wheel is each release's main wheel, and must carry its main and typedef headers.
 pub fn refresh_catalogue(ws: &Workspace, log: &mut dyn FnMut(&str)) -> Result<Catalogue, PipelineError> {
     let pip = ctkgen_headers::Pip::from_env();
-    let extra = ws.library(DRIVER_LIBRARY)?.conventions.extra_header_files();
-    Ok(ctkgen_headers::refresh_catalogue(&ws.catalogue_path(), &pip, &extra, log)?)
+    let libraries = ws.libraries()?;
+    let primary = &libraries[0].conventions;
+    let mut plan = ctkgen_headers::RefreshPlan {
+        wheels: Vec::new(),
+        required: std::iter::once(primary.header.clone()).chain(primary.typedefs_header.clone()).collect(),
+        optional: Vec::new(),
+    };
+    for conventions in libraries.iter().map(|l| &l.conventions) {
+        for wheel in &conventions.wheels {
+            let entry = (wheel.extra.clone(), wheel.package.clone());
+            if !plan.wheels.contains(&entry) {
+                plan.wheels.push(entry);
+            }
+        }
+        plan.optional.extend(conventions.header_files().into_iter().filter(|h| !plan.required.contains(h)));
+    }
+    Ok(ctkgen_headers::refresh_catalogue(&ws.catalogue_path(), &pip, &plan, log)?)
 }
 
 /// Reads the header set into the model.
@@ -354,6 +469,8 @@ pub fn parse_options(
         })
         .collect();
     parse.ctk = headers.ctk.clone();
+    parse.version_macro = headers.version_macro.clone();
+    parse.per_thread_macros = headers.per_thread_macros.clone();
     Ok(parse)
 }
 
@@ -395,17 +512,24 @@ pub struct GenerateOptions {
     pub strict_integers: bool,
     /// The command line recorded in every file's first line.
     pub command: String,
-    /// The bound library's conventions and overrides ([`Workspace::library`]).
-    pub library: Library,
 }
 
-/// Runs the emitters; Cython output goes under `python/`, Rust under `rust/`. For a CTK the
+/// One library to emit: its description, the headers it was read from and their model.
+#[derive(Debug, Clone, Copy)]
+pub struct BoundLibrary<'a> {
+    pub library: &'a Library,
+    pub headers: &'a HeaderSet,
+    pub api: &'a Api,
+}
+
+/// Runs the emitters over every library; Cython output is one package under `python/` with a
+/// module per library, Rust output one crate per library under `rust/<crate>/`. For a CTK the
 /// header files travel with the Python package so it builds against exactly these headers.
-pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
+pub fn emit(libraries: &[BoundLibrary<'_>], options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
+    use rayon::prelude::*;
     // Both emitters render the same doc comments: parse each once, on every thread.
     let parsed = if options.languages == Languages::All {
-        use rayon::prelude::*;
-        let comments = ctkgen_ir::doc_render::doc_comments(api);
+        let comments: Vec<_> = libraries.iter().flat_map(|l| ctkgen_ir::doc_render::doc_comments(l.api)).collect();
         ctkgen_ir::doc_render::ParsedDocs::new(
             // Small pieces: the long comments (functions') come first, and halves would leave them
             // on one thread.
@@ -420,65 +544,82 @@ pub fn emit(api: &Api, headers: &HeaderSet, options: &GenerateOptions) -> Result
     };
     // The two emitters are independent: run them side by side.
     let (cython, rust) = rayon::join(
-        || if options.languages.cython() { emit_cython(api, options, &parsed) } else { Ok(Vec::new()) },
-        || if options.languages.rust() { emit_rust(api, options, &parsed) } else { Ok(Vec::new()) },
+        || if options.languages.cython() { emit_cython(libraries, options, &parsed) } else { Ok(Vec::new()) },
+        || {
+            if !options.languages.rust() {
+                return Ok(Vec::new());
+            }
+            let crates: Vec<Vec<OutputFile>> =
+                libraries.par_iter().map(|l| emit_rust(l, options, &parsed)).collect::<Result<_, PipelineError>>()?;
+            Ok::<_, PipelineError>(crates.into_iter().flatten().collect())
+        },
     );
     // The doc parses are freed while the headers are read: thousands of small blocks.
     let (headers_copied, ()) = rayon::join(
-        || if options.languages.cython() { package_headers(headers) } else { Ok(Vec::new()) },
+        || if options.languages.cython() { package_headers(libraries) } else { Ok(Vec::new()) },
         move || drop(parsed),
     );
     let mut files = cython?;
     files.extend(rust?);
     files.extend(headers_copied?);
     files.sort();
+    files.dedup();
     Ok(files)
 }
 
 /// The header files that travel with the Python package, so it builds against exactly these.
 /// Read only once the emitters' working memory is gone: this is the run's peak.
-fn package_headers(headers: &HeaderSet) -> Result<Vec<OutputFile>, PipelineError> {
+fn package_headers(libraries: &[BoundLibrary<'_>]) -> Result<Vec<OutputFile>, PipelineError> {
     let mut files = Vec::new();
-    let extra = headers.extra_headers.iter().flat_map(|e| std::iter::once(&e.header).chain(&e.typedefs));
-    for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()).chain(extra) {
-        let contents =
-            std::fs::read_to_string(header).map_err(|source| PipelineError::Read { path: header.clone(), source })?;
-        let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        files.push(OutputFile { path: format!("python/include/{name}"), contents });
-    }
-    // The extra headers include the graphics APIs' headers, which a build host may lack.
-    for (name, path) in &headers.stand_ins {
-        let contents =
-            std::fs::read_to_string(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
-        files.push(OutputFile { path: format!("python/include/{name}"), contents });
+    for headers in libraries.iter().map(|l| l.headers) {
+        let extra = headers.extra_headers.iter().flat_map(|e| std::iter::once(&e.header).chain(&e.typedefs));
+        for header in std::iter::once(&headers.main_header).chain(headers.typedefs_header.as_ref()).chain(extra) {
+            let contents = std::fs::read_to_string(header)
+                .map_err(|source| PipelineError::Read { path: header.clone(), source })?;
+            let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            files.push(OutputFile { path: format!("python/include/{name}"), contents });
+        }
+        // The extra headers include the graphics APIs' headers, which a build host may lack.
+        for (name, path) in &headers.stand_ins {
+            let contents =
+                std::fs::read_to_string(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
+            files.push(OutputFile { path: format!("python/include/{name}"), contents });
+        }
     }
     Ok(files)
 }
 
 fn emit_cython(
-    api: &Api,
+    libraries: &[BoundLibrary<'_>],
     options: &GenerateOptions,
     parsed: &ctkgen_ir::doc_render::ParsedDocs,
 ) -> Result<Vec<OutputFile>, PipelineError> {
-    let cython = ctkgen_cython::CythonOptions {
-        python_package: options.python_package.clone(),
-        command: options.command.clone(),
-        legacy_inline_layout: options.legacy_inline_layout,
-        strict_integers: options.strict_integers,
-        ..ctkgen_cython::CythonOptions::new(options.library.conventions.clone(), options.library.cython_params.clone())
-    };
-    Ok(ctkgen_cython::emit_with_docs(api, &cython, parsed)?)
+    let per_library: Vec<ctkgen_cython::CythonOptions> = libraries
+        .iter()
+        .map(|l| ctkgen_cython::CythonOptions {
+            python_package: options.python_package.clone(),
+            command: options.command.clone(),
+            legacy_inline_layout: options.legacy_inline_layout,
+            strict_integers: options.strict_integers,
+            ..ctkgen_cython::CythonOptions::new(l.library.conventions.clone(), l.library.cython_params.clone())
+        })
+        .collect();
+    let parts: Vec<(&Api, &ctkgen_cython::CythonOptions)> =
+        libraries.iter().zip(&per_library).map(|(l, o)| (l.api, o)).collect();
+    Ok(ctkgen_cython::emit_package(&parts, parsed)?)
 }
 
 fn emit_rust(
-    api: &Api,
+    library: &BoundLibrary<'_>,
     options: &GenerateOptions,
     parsed: &ctkgen_ir::doc_render::ParsedDocs,
 ) -> Result<Vec<OutputFile>, PipelineError> {
-    let rust = ctkgen_rust::RustOptions::for_api(api, options.command.clone());
-    Ok(ctkgen_rust::emit_with_docs(api, &rust, &options.library.conventions, parsed)?
+    let conventions = &library.library.conventions;
+    let rust = ctkgen_rust::RustOptions::for_api(library.api, options.command.clone());
+    let folder = &conventions.rust_crate;
+    Ok(ctkgen_rust::emit_with_docs(library.api, &rust, conventions, parsed)?
         .into_iter()
-        .map(|f| OutputFile { path: format!("rust/{}", f.path), contents: f.contents })
+        .map(|f| OutputFile { path: format!("rust/{folder}/{}", f.path), contents: f.contents })
         .collect())
 }
 

@@ -82,7 +82,7 @@ fn int_equals(expr: &str, value: i128) -> String {
 }
 
 /// How C reaches a record: a type it can name, plus a member path from that type for
-/// untagged records (`CUDA_RESOURCE_DESC_st__res` is `((struct CUDA_RESOURCE_DESC_st *)0)->res`).
+/// untagged records (`Outer_st__inner` is `((struct Outer_st *)0)->inner`).
 /// The third value is the record's bit offset within that type: `offsetof` on the root counts
 /// it, the model's field offsets don't. The fourth is false for an anonymous member, which
 /// has no expression of its own (its members are named on the enclosing record).

@@ -15,13 +15,14 @@ fn emitted_loaders_use_the_lookup_name_and_version() {
         legacy_inline_layout: false,
         strict_integers: false,
         command: "test".into(),
-        library: common::workspace().library(ctkgen::DRIVER_LIBRARY).unwrap(),
     };
-    let files = ctkgen::emit(&api, &headers, &options).unwrap();
+    let library = common::workspace().library("cuda-driver").unwrap();
+    let files =
+        ctkgen::emit(&[ctkgen::BoundLibrary { library: &library, headers: &headers, api: &api }], &options).unwrap();
     let file =
         |path: &str| files.iter().find(|f| f.path == path).unwrap_or_else(|| panic!("no {path}")).contents.clone();
     let cydriver = file("python/ctkgen_cuda/cydriver.pyx");
-    let rust = file("rust/src/lib.rs");
+    let rust = file("rust/cuda-driver-sys/src/lib.rs");
     for f in &api.functions {
         let version = f.first_version.unwrap_or(0);
         let cython_call = format!("_resolve(&_pfn_{}, \"{}\", {version},", f.name, f.lookup_name);

@@ -10,7 +10,7 @@ use ctkgen_cython::typed_values::audit;
 
 #[test]
 fn every_enum_typed_value_of_every_ctk_has_a_type() {
-    let library = common::workspace().library(ctkgen::DRIVER_LIBRARY).unwrap();
+    let library = common::workspace().library("cuda-driver").unwrap();
     let data = &library.cython_params.typed;
     let mut problems = Vec::new();
     for version in common::all_ctks() {

@@ -828,6 +828,116 @@ for _name, _test in TESTS_KERNEL_PARAMS.items():
         _test.__doc__ = f"kernelParams as {_name[len('kernel_params_'):].replace('_', ' ')}: the kernel receives every value"
 
 
+SAXPY = b"""
+extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+
+
+def loaded_library(stem):
+    """The file of the shared library named `stem*` this process has loaded, from /proc/self/maps."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1]
+            if "/" in path and path.rsplit("/", 1)[1].startswith(stem):
+                return path
+    return None
+
+
+def other_nvrtc_libraries():
+    """NVRTC libraries of other majors on this host (site-packages wheels, the system toolkit)."""
+    import glob
+    import site
+    folders = [*site.getsitepackages(), site.getusersitepackages()]
+    found = [p for f in folders for p in glob.glob(f"{f}/nvidia/*/lib/libnvrtc.so.[0-9]*")]
+    found += glob.glob("/usr/local/cuda/lib64/libnvrtc.so.[0-9]*")
+    return sorted(p for p in found if p.count(".so.") == 1 and p.rsplit(".so.", 1)[1].isdigit())
+
+
+def compile_cubin(nvrtc, arch):
+    """SAXPY compiled by `nvrtc` for `arch`; returns the CUBIN bytes and the compile log."""
+    err, prog = nvrtc.nvrtcCreateProgram(SAXPY, b"saxpy.cu", 0, [], [])
+    expect(int(err) == 0, f"nvrtcCreateProgram: {err}")
+    options = [f"--gpu-architecture=sm_{arch}".encode()]
+    status = nvrtc.nvrtcCompileProgram(prog, len(options), options)[0]
+    err, size = nvrtc.nvrtcGetProgramLogSize(prog)
+    log = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    expect(int(status) == 0, f"nvrtcCompileProgram: {status}: {log.decode(errors='replace')}")
+    err, size = nvrtc.nvrtcGetCUBINSize(prog)
+    cubin = b" " * size
+    expect(int(nvrtc.nvrtcGetCUBIN(prog, cubin)[0]) == 0, "nvrtcGetCUBIN")
+    nvrtc.nvrtcDestroyProgram(prog)
+    expect(int(prog) == 0, "nvrtcDestroyProgram left the handle set")
+    return cubin, log
+
+
+def saxpy_with(module, cubin, n=1000, a=2.5):
+    """Loads `cubin` with `module` (a driver module) and runs SAXPY on n elements; returns y."""
+    primary_context(module)
+    image = ok(module.cuModuleLoadData(cubin), "cuModuleLoadData")
+    function = ok(module.cuModuleGetFunction(image, b"saxpy"), "cuModuleGetFunction")
+    x = np.arange(n, dtype=np.float32)
+    y = np.full(n, 1.0, dtype=np.float32)
+    px = ok(module.cuMemAlloc(x.nbytes), "cuMemAlloc")
+    py = ok(module.cuMemAlloc(y.nbytes), "cuMemAlloc")
+    ok(module.cuMemcpyHtoD(px, x, x.nbytes), "cuMemcpyHtoD")
+    ok(module.cuMemcpyHtoD(py, y, y.nbytes), "cuMemcpyHtoD")
+    # Device addresses as ints: a binding object typed c_void_p passes its own storage (getPtr()).
+    params = ((a, int(px), int(py), n), (ctypes.c_float, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int))
+    ok(module.cuLaunchKernel(function, (n + 127) // 128, 1, 1, 128, 1, 1, 0, None, params, 0), "cuLaunchKernel")
+    ok(module.cuCtxSynchronize(), "cuCtxSynchronize")
+    out = np.empty(n, dtype=np.float32)
+    ok(module.cuMemcpyDtoH(out, py, out.nbytes), "cuMemcpyDtoH")
+    module.cuMemFree(px)
+    module.cuMemFree(py)
+    module.cuModuleUnload(image)
+    return out, a * x + y
+
+
+def test_nvrtc_compile_and_launch():
+    """a kernel compiled by the generated nvrtc module runs through the generated driver module"""
+    nvrtc = importlib.import_module(ARGS.module.rsplit(".", 1)[0] + ".nvrtc")
+    facts = {}
+    try:
+        facts["nvrtc_version"] = list(nvrtc.nvrtcVersion()[1:])
+    except nvrtc.NVRTCNotFoundError as missing:
+        # This package's NVRTC major is not installed here: use another major's, by name, and say so.
+        others = other_nvrtc_libraries()
+        expect(others, f"no NVRTC on this host: {missing}")
+        import os
+        os.environ["CTKGEN_LIBNVRTC"] = others[-1]
+        facts["note"] = f"no NVRTC of this package's major here ({missing}); ran with {others[-1]}"
+        facts["nvrtc_version"] = list(nvrtc.nvrtcVersion()[1:])
+    facts["library"] = loaded_library("libnvrtc.so")
+    primary_context(driver)
+    device = ok(driver.cuDeviceGet(0), "cuDeviceGet")
+    cc = [ok(driver.cuDeviceGetAttribute(enum("CUdevice_attribute", f"CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_{p}"),
+                                         device), p) for p in ("MAJOR", "MINOR")]
+    arch = f"{cc[0]}{cc[1]}"
+    cubin, _ = compile_cubin(nvrtc, arch)
+    got, want = saxpy_with(driver, cubin)
+    expect(np.array_equal(got, want), f"SAXPY through the generated modules: {got[:4]} ..., expected {want[:4]} ...")
+    facts["cubin_bytes"] = len(cubin)
+    try:
+        from cuda.bindings import nvrtc as official_nvrtc
+    except ImportError:
+        official_nvrtc = None
+    if official_nvrtc is None:
+        facts["cuda.bindings"] = "not installed"
+    else:
+        theirs, _ = compile_cubin(official_nvrtc, arch)
+        facts["cuda.bindings"] = "same CUBIN bytes" if theirs == cubin else f"CUBIN of {len(theirs)} bytes differs"
+        official = official_driver()
+        their_y, _ = saxpy_with(official, cubin)
+        facts["cuda.bindings launch"] = "same output" if np.array_equal(their_y, got) else "different output"
+        expect(np.array_equal(their_y, got), "cuda.bindings ran the same CUBIN to another result")
+    return "pass", (f"sm_{arch} CUBIN from NVRTC {facts['nvrtc_version'][0]}.{facts['nvrtc_version'][1]} "
+                    f"({facts['library']}), SAXPY of 1000 floats exact; cuda.bindings: {facts['cuda.bindings']}"), facts
+
+
 TESTS = {
     "roundtrip_f32_zero_fill": test_roundtrip_f32_zero_fill,
     "roundtrip_f32_nan_fill": test_roundtrip_f32_nan_fill,
@@ -844,6 +954,7 @@ TESTS.update({f"rule_{name}": make_rule_test(name, *pair) for name, pair in RULE
 TESTS["rule_replace_address_misaligned"] = test_rule_replace_address_misaligned
 TESTS["interleave32_without_swizzle32_recorded"] = test_interleave32_without_swizzle32_recorded
 TESTS.update(TESTS_KERNEL_PARAMS)
+TESTS["nvrtc_compile_and_launch"] = test_nvrtc_compile_and_launch
 
 
 def run_test(name):

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::param_kind::{param_view, typed_param_view, ParamView};
 use super::RESULT_REUSE_MAX;
 use crate::names::py_ident;
-use crate::params::{classify, ParamClass, Unclassified};
+use crate::params::{classify, is_const_string, ParamClass, Unclassified};
 use crate::typed_values::typed_view;
 use crate::types::cy_decl;
 use crate::CythonOptions;
@@ -20,6 +20,10 @@ pub struct FunctionView {
     pub per_thread_symbol: Option<String>,
     pub first_version: u32,
     pub per_thread_first_version: u32,
+    /// The C return type in Cython syntax: the status type, or `const char *` for a function
+    /// that returns a string (wrapped as `(success, bytes)`, the string copied).
+    pub c_return: String,
+    pub returns_string: bool,
     /// The parameter list in Cython syntax without the return type and name.
     pub c_params: String,
     pub c_arg_names: String,
@@ -40,8 +44,8 @@ pub struct FunctionView {
     pub stub_returns: String,
 }
 
-/// The wrapped functions (those returning the status type), the classification report and the
-/// parameters the classification could not decide.
+/// The wrapped functions (those returning the status type, or a string), the classification
+/// report and the parameters the classification could not decide.
 pub(super) fn functions(
     api: &Api,
     options: &CythonOptions,
@@ -54,7 +58,8 @@ pub(super) fn functions(
     let mut unclassified = Vec::new();
     for function in &api.functions {
         let returns_result = matches!(&function.ret, Type::Typedef { name } if name == result_type);
-        if !returns_result {
+        let returns_string = !returns_result && is_const_string(api, &function.ret);
+        if !returns_result && !returns_string {
             report.push(format!(
                 "{}: skipped, returns {} instead of {result_type}",
                 function.name,
@@ -132,7 +137,7 @@ pub(super) fn functions(
         let params = with_size_query_defaults(params);
         let c_params: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, &py_ident(&p.name))).collect();
         let c_types: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, "")).collect();
-        let outputs = params.iter().filter(|p| p.output).count();
+        let outputs = params.iter().filter(|p| p.output).count() + usize::from(returns_string);
         // Length parameters of out arrays stay inputs; everything else in signature order.
         let signature: Vec<String> = params
             .iter()
@@ -144,6 +149,9 @@ pub(super) fn functions(
             .collect();
         let mut stub_returns = vec![result_class.unwrap_or(result_type).to_string()];
         stub_returns.extend(params.iter().filter(|p| p.output).map(|p| p.stub_type.clone()));
+        if returns_string {
+            stub_returns.push("Optional[bytes]".to_string());
+        }
         let cleanup = params.iter().any(|p| p.cleanup);
         views.push(FunctionView {
             name: function.name.clone(),
@@ -152,6 +160,8 @@ pub(super) fn functions(
             per_thread_symbol: function.per_thread_symbol.clone(),
             first_version: function.first_version.unwrap_or(0),
             per_thread_first_version: function.per_thread_first_version.or(function.first_version).unwrap_or(0),
+            c_return: if returns_string { cy_decl(api, &function.ret, "") } else { result_type.clone() },
+            returns_string,
             c_params: c_params.join(", "),
             c_arg_names: function.params.iter().map(|p| py_ident(&p.name)).collect::<Vec<_>>().join(", "),
             c_types: c_types.join(", "),
@@ -186,6 +196,8 @@ fn class_label(class: &ParamClass) -> &'static str {
     match class {
         ParamClass::Value(_) => "value",
         ParamClass::Str => "string",
+        ParamClass::StrArray { .. } => "list of strings",
+        ParamClass::HandleRef => "handle by reference",
         ParamClass::Address => "address",
         ParamClass::RecordIn { .. } => "record input",
         ParamClass::Array(_) => "input list",

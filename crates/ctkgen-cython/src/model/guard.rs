@@ -14,12 +14,15 @@ pub struct LayoutAssert {
 }
 
 pub(super) fn layout_asserts(api: &Api, conventions: &LibraryConventions) -> Vec<LayoutAssert> {
-    let from = format!(
-        "{} {} {}",
-        api.provenance.header,
-        conventions.version_macro,
-        api.provenance.cuda_version.map(|v| v.to_string()).unwrap_or_else(|| "unknown".into())
-    );
+    let from = match &conventions.version_macro {
+        Some(version_macro) => format!(
+            "{} {} {}",
+            api.provenance.header,
+            version_macro,
+            api.provenance.cuda_version.map(|v| v.to_string()).unwrap_or_else(|| "unknown".into())
+        ),
+        None => format!("{} of CTK {}", api.provenance.header, api.provenance.ctk.as_deref().unwrap_or("unknown")),
+    };
     let mut out = Vec::new();
     for record in &api.records {
         if !record.complete || !is_nameable(api, record) {

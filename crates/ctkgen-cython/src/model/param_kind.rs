@@ -36,6 +36,14 @@ impl Element {
     }
 }
 
+/// A function of the library that writes an array's length through its only parameter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LenQuery {
+    pub function: String,
+    /// The Cython type of the length it writes.
+    pub cy_type: String,
+}
+
 /// Which wrapper an output object is: the callee writes into its storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -62,6 +70,11 @@ pub enum ParamKind {
     Address,
     /// `const char *` from `str` or `bytes` (None is NULL).
     Str,
+    /// `const char *const *` from a list of `str` or `bytes` (None is NULL), NULL-terminated;
+    /// `count` names the argument that says how many the callee reads (checked against the list).
+    StrArray { count: Option<String> },
+    /// A pointer to the caller's handle object (its storage), an address, or None.
+    HandleRef,
     /// A pointer to the caller's record object, read (and possibly written) in place.
     RecordIn,
     /// A record passed by value.
@@ -87,8 +100,9 @@ pub enum ParamKind {
     /// up to the first NUL (text). `len_inout`: `len` is an in/out count.
     OutBytes { len: String, raw: bool, len_inout: bool },
     /// An array of `len` elements the callee fills, returned as a list. `len_inout`: `len` is an
-    /// in/out count; its value on return says how many elements were written.
-    OutArray { element: Element, len: String, len_inout: bool },
+    /// in/out count; its value on return says how many elements were written. `len_query`: the
+    /// length is asked of another function of the library first (`len` is then its local).
+    OutArray { element: Element, len: String, len_inout: bool, len_query: Option<LenQuery> },
     /// `const T **` the callee points at an array it owns; the output `len` counts it.
     OutBorrowed { element: Element, len: String },
     /// A value read from the argument and written back by the callee, then returned.
@@ -111,6 +125,8 @@ impl ParamKind {
                 | ParamKind::Handle
                 | ParamKind::Address
                 | ParamKind::Str
+                | ParamKind::StrArray { .. }
+                | ParamKind::HandleRef
                 | ParamKind::RecordIn
                 | ParamKind::RecordValue
                 | ParamKind::Array { .. }
@@ -135,6 +151,7 @@ impl ParamKind {
         matches!(
             self,
             ParamKind::TypedValue(_)
+                | ParamKind::StrArray { .. }
                 | ParamKind::Array { .. }
                 | ParamKind::RecordArray { .. }
                 | ParamKind::KernelParams
@@ -459,6 +476,10 @@ pub(super) fn param_view(
             _ => (ParamKind::Address, object, String::new(), None),
         },
         ParamClass::Str => (ParamKind::Str, object, String::new(), None),
+        ParamClass::StrArray { count } => {
+            (ParamKind::StrArray { count: count.as_deref().map(py_ident) }, object, String::new(), None)
+        }
+        ParamClass::HandleRef => (ParamKind::HandleRef, object, String::new(), None),
         ParamClass::Address => (ParamKind::Address, object, String::new(), None),
         ParamClass::RecordIn { class, .. } => (ParamKind::RecordIn, object, String::new(), Some(class)),
         ParamClass::Array(element) => {
@@ -497,14 +518,24 @@ pub(super) fn param_view(
         }
         ParamClass::OutArray { element, len } => {
             let len_inout = inout_names.contains(&len.as_str());
-            let len = py_ident(&len);
+            // `f()`: the length is what the library's function `f` writes through its one parameter.
+            let len_query = len.strip_suffix("()").and_then(|query| {
+                let function = api.function(query)?;
+                let [param] = function.params.as_slice() else { return None };
+                Some(LenQuery {
+                    function: query.to_string(),
+                    cy_type: cy_qualified(api, &pointee_of(api, &param.ty), cy_module),
+                })
+            });
+            let len = if len_query.is_some() { format!("_q_{}", py_ident(name)) } else { py_ident(&len) };
             match element {
                 ValueKind::CharArray { .. } => {
                     (ParamKind::OutBytes { len, raw: false, len_inout }, None, pointee(), None)
                 }
                 element => {
                     let class = class_of(&element);
-                    (ParamKind::OutArray { element: Element::of(&element), len, len_inout }, None, pointee(), class)
+                    let kind = ParamKind::OutArray { element: Element::of(&element), len, len_inout, len_query };
+                    (kind, None, pointee(), class)
                 }
             }
         }
@@ -550,6 +581,8 @@ mod tests {
             ParamKind::Handle,
             ParamKind::Address,
             ParamKind::Str,
+            ParamKind::StrArray { count: Some("n".into()) },
+            ParamKind::HandleRef,
             ParamKind::RecordIn,
             ParamKind::RecordValue,
             ParamKind::Array { element, range: Some(range) },
@@ -561,7 +594,7 @@ mod tests {
             ParamKind::OutAddress,
             ParamKind::OutObject { object: ObjectKind::Record },
             ParamKind::OutBytes { len: "n".into(), raw: true, len_inout: false },
-            ParamKind::OutArray { element, len: "n".into(), len_inout: false },
+            ParamKind::OutArray { element, len: "n".into(), len_inout: false, len_query: None },
             ParamKind::OutBorrowed { element, len: "n".into() },
             ParamKind::InOut { element, range: None },
             ParamKind::TypedValue(TypedView {
@@ -588,6 +621,8 @@ mod tests {
                 | ParamKind::Handle
                 | ParamKind::Address
                 | ParamKind::Str
+                | ParamKind::StrArray { .. }
+                | ParamKind::HandleRef
                 | ParamKind::RecordIn
                 | ParamKind::RecordValue
                 | ParamKind::Array { .. }

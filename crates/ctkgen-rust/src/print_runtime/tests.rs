@@ -1,12 +1,47 @@
 //! The fixed runtime sources compiled against stand-ins for what the emitter puts beside them,
-//! and exercised: the load failure, lazy resolution and its cache, the versioned lookup and its
-//! fallback, the per-thread switch, the bit helpers. The source must also lex, as the emitter
-//! parses it.
+//! and exercised: the load failure, the search of an installed toolkit's folders, lazy
+//! resolution and its cache, the versioned lookup and its fallback, the per-thread switch, the
+//! text returned for an unreachable function, the bit helpers. The sources must also lex, as the
+//! emitter parses them.
 
 #[test]
 fn the_fixed_sources_lex() {
-    assert!(!super::fixed(super::LOADER, "loader.rs").unwrap().is_empty());
-    assert!(!super::fixed(super::BITS, "bits.rs").unwrap().is_empty());
+    let sources = [
+        (super::LOADER, "loader.rs"),
+        (super::OPEN, "open.rs"),
+        (super::SEARCH, "search.rs"),
+        (super::STATUS, "status.rs"),
+        (super::PER_THREAD, "per_thread.rs"),
+        (super::ENTRIES, "entries.rs"),
+        (super::TEXT, "text.rs"),
+        (super::BITS, "bits.rs"),
+    ];
+    for (source, file) in sources {
+        assert!(!super::fixed(source, file).unwrap().is_empty(), "{file}");
+    }
+}
+
+/// The runtime as the emitter puts it together: `open` (the system loader alone) or `search`
+/// (an installed toolkit's folders first), and the per-thread switch or its stand-in.
+macro_rules! runtime_sources {
+    (open, per_thread) => {
+        include!("../../runtime/loader.rs");
+        include!("../../runtime/open.rs");
+        include!("../../runtime/status.rs");
+        include!("../../runtime/per_thread.rs");
+        include!("../../runtime/entries.rs");
+        include!("../../runtime/text.rs");
+    };
+    (search, no_per_thread) => {
+        include!("../../runtime/loader.rs");
+        include!("../../runtime/search.rs");
+        include!("../../runtime/status.rs");
+        fn per_thread_default_stream() -> bool {
+            false
+        }
+        include!("../../runtime/entries.rs");
+        include!("../../runtime/text.rs");
+    };
 }
 
 /// A library that is not there.
@@ -29,11 +64,11 @@ mod absent {
             unreachable!("there is no lookup")
         }
 
-        include!("../../runtime/loader.rs");
+        runtime_sources!(open, per_thread);
 
         #[test]
         fn a_missing_library_is_an_error_that_names_it() {
-            let error = driver_status().unwrap_err();
+            let error = library_status().unwrap_err();
             assert_eq!(error.library(), LIBRARY);
             assert!(!error.reason().is_empty());
             let text = error.to_string();
@@ -43,11 +78,20 @@ mod absent {
             assert_eq!(function_available("unknown"), Err(error));
             assert_eq!(super::FUNCTIONS[0].address(), Err(Missing::Library));
         }
+
+        #[test]
+        fn text_for_a_missing_library_is_the_load_error() {
+            let text = unreachable_text(Missing::Library);
+            // SAFETY: the runtime returns a NUL-terminated string that lives as long as the process.
+            let text = unsafe { CStr::from_ptr(text) }.to_str().unwrap();
+            assert_eq!(text, library_status().unwrap_err().to_string());
+            assert_eq!(unreachable_text(Missing::Library), unreachable_text(Missing::Library), "made once");
+        }
     }
 }
 
-/// The C library stands in for the driver: its functions are the entry points, `getpid` the
-/// versioned lookup.
+/// The C library stands in for the bound library: its functions are the entry points, `getpid`
+/// the versioned lookup.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod present {
     use std::ffi::{c_char, c_long};
@@ -79,7 +123,7 @@ mod present {
         pub static ABS_LOOKUPS: AtomicUsize = AtomicUsize::new(0);
 
         fn lookup_versioned(lookup: *mut c_void, name: &CStr, version: u32, per_thread: bool) -> Option<*mut c_void> {
-            let library = &driver().ok()?.library;
+            let library = &loaded().ok()?.library;
             assert_eq!(Some(lookup), symbol(library, c"getpid"));
             assert!(!per_thread);
             if name == c"abs_by_lookup" {
@@ -88,11 +132,17 @@ mod present {
             (version >= 2).then(|| symbol(library, c"labs")).flatten()
         }
 
-        include!("../../runtime/loader.rs");
+        runtime_sources!(open, per_thread);
 
         /// The address the library gives `name`.
         pub fn address_of(name: &CStr) -> *mut c_void {
-            symbol(&driver().unwrap().library, name).unwrap()
+            symbol(&loaded().unwrap().library, name).unwrap()
+        }
+
+        /// What a function returning text gives for an entry point the library lacks.
+        pub fn text_for_a_missing_function() -> String {
+            // SAFETY: the runtime returns a NUL-terminated string that lives as long as the process.
+            unsafe { CStr::from_ptr(unreachable_text(Missing::Function)) }.to_str().unwrap().to_string()
         }
 
         pub fn switch(value: &str) -> bool {
@@ -104,7 +154,7 @@ mod present {
 
     #[test]
     fn the_library_loads() {
-        assert_eq!(runtime::driver_status(), Ok(()));
+        assert_eq!(runtime::library_status(), Ok(()));
         assert_eq!(runtime::function_available("strlen"), Ok(true));
         assert_eq!(runtime::function_available("missing"), Ok(false));
         assert_eq!(runtime::function_available("not_in_the_table"), Ok(false));
@@ -143,6 +193,11 @@ mod present {
     }
 
     #[test]
+    fn text_for_a_missing_function_names_the_library() {
+        assert_eq!(runtime::text_for_a_missing_function(), "entry point not found in libc.so.6");
+    }
+
+    #[test]
     fn the_switch_reads_non_zero_integers_as_on() {
         for on in ["1", " 2\n", "-1"] {
             assert!(runtime::switch(on), "{on:?}");
@@ -178,6 +233,115 @@ mod present {
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
         assert!(stdout.contains("1 passed"), "the child ran no test:\n{stdout}");
+    }
+}
+
+/// A library the system loader cannot find, found in an installed toolkit's folders: the first
+/// of `HOME_DIRS` that holds it, under the folder the variable names. Links in those folders
+/// stand in for the library: to the C maths library (which has `cos`) or the C library (which
+/// has not). The runtime here has no per-thread switch.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod searched {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// `cos` has a per-thread variant, which a runtime without the switch never takes.
+    static FUNCTIONS: [runtime::Entry; 1] = [runtime::Entry::new(c"cos", c"cos", c"cos", None, Some((c"sin", None)))];
+
+    #[allow(dead_code, reason = "the stand-in leaves parts of the runtime unused")]
+    mod runtime {
+        pub const LIBRARY: &str = "libctkgen-runtime-test-searched.so";
+        const LIBRARY_DESCRIPTION: &str = "searched test library";
+        pub const HOME_ENV_VAR: &str = "CTKGEN_RUNTIME_TEST_HOME";
+        const HOME_DIRS: &[&str] = &["lib64", "lib"];
+        const LOOKUP_SYMBOL: Option<&CStr> = None;
+
+        fn lookup_versioned(
+            _lookup: *mut c_void,
+            _name: &CStr,
+            _version: u32,
+            _per_thread: bool,
+        ) -> Option<*mut c_void> {
+            unreachable!("there is no lookup")
+        }
+
+        runtime_sources!(search, no_per_thread);
+
+        /// The address the loaded library gives `name`, if it loaded and has it.
+        pub fn address_of(name: &CStr) -> Option<*mut c_void> {
+            symbol(&loaded().ok()?.library, name)
+        }
+    }
+
+    /// Set in the child processes, to what the child must find: `maths` or `nothing`.
+    const EXPECT: &str = "CTKGEN_RUNTIME_TEST_EXPECT";
+
+    /// The file the process maps for the library whose file name starts with one of `stems`.
+    fn mapped(stems: &[&str]) -> PathBuf {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let path = maps.lines().filter_map(|line| line.split_whitespace().nth(5)).find(|path| {
+            let name = Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or("");
+            stems.iter().any(|stem| name.starts_with(stem))
+        });
+        PathBuf::from(path.unwrap_or_else(|| panic!("none of {stems:?} is mapped")))
+    }
+
+    /// Runs this test again in a child process, with the toolkit variable set to `home`.
+    fn child(home: &Path, current_dir: &Path, expect: &str) {
+        let path = module_path!().split_once("::").unwrap().1;
+        let name = format!("{path}::the_toolkit_folders_come_first_in_order");
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args([name.as_str(), "--exact", "--test-threads=1"])
+            .current_dir(current_dir)
+            .env(EXPECT, expect)
+            .env(runtime::HOME_ENV_VAR, home)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{home:?}: {stdout}{}", String::from_utf8_lossy(&output.stderr));
+        assert!(stdout.contains("1 passed"), "the child ran no test:\n{stdout}");
+    }
+
+    #[test]
+    fn the_toolkit_folders_come_first_in_order() {
+        match std::env::var(EXPECT).as_deref() {
+            Ok("maths") => {
+                assert_eq!(runtime::library_status(), Ok(()));
+                let cos = runtime::address_of(c"cos").expect("the maths library was loaded");
+                assert_eq!(FUNCTIONS[0].address(), Ok(cos), "the default symbol, not the per-thread one");
+                return;
+            }
+            Ok("nothing") => {
+                let error = runtime::library_status().unwrap_err();
+                assert!(error.reason().contains(runtime::LIBRARY), "{error}");
+                return;
+            }
+            _ => {}
+        }
+        // Without the variable only the system loader is asked, and it knows no such library.
+        assert!(std::env::var_os(runtime::HOME_ENV_VAR).is_none());
+        let error = runtime::library_status().unwrap_err();
+        assert!(error.to_string().starts_with("searched test library not found ("), "{error}");
+        assert_eq!(FUNCTIONS[0].address(), Err(runtime::Missing::Library));
+
+        // SAFETY: the C maths library's initialisers need nothing from us.
+        let _maths = unsafe { libloading::Library::new("libm.so.6") }.unwrap();
+        let (maths, c) = (mapped(&["libm.so", "libm-"]), mapped(&["libc.so", "libc-"]));
+        let dir = tempfile::tempdir().unwrap();
+        let link = |home: &str, folder: &str, target: &Path| {
+            let folder = dir.path().join(home).join(folder);
+            std::fs::create_dir_all(&folder).unwrap();
+            std::os::unix::fs::symlink(target, folder.join(runtime::LIBRARY)).unwrap();
+        };
+        // Both folders hold a copy: the first one listed is loaded.
+        link("both", "lib64", &maths);
+        link("both", "lib", &c);
+        child(&dir.path().join("both"), dir.path(), "maths");
+        // Only the second folder holds one.
+        link("second", "lib", &maths);
+        child(&dir.path().join("second"), dir.path(), "maths");
+        // An empty value names no folder, though relative paths would reach a copy from here.
+        child(Path::new(""), &dir.path().join("both"), "nothing");
     }
 }
 

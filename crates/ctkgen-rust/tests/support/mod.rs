@@ -468,8 +468,59 @@ pub fn api(tensor_map_align: u64) -> Api {
 /// The driver's conventions, as the pipeline loads them from `headers/libraries/`.
 pub fn conventions() -> &'static ctkgen_ir::LibraryConventions {
     static CONVENTIONS: std::sync::OnceLock<ctkgen_ir::LibraryConventions> = std::sync::OnceLock::new();
-    CONVENTIONS.get_or_init(|| {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries/cuda-driver.toml");
-        toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    })
+    CONVENTIONS.get_or_init(|| library("cuda-driver"))
+}
+
+/// A library's conventions, from `headers/libraries/<name>.toml` as the pipeline loads them.
+pub fn library(name: &str) -> ctkgen_ir::LibraryConventions {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../headers/libraries/{name}.toml"));
+    toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Where generated crates compile: `CTKGEN_RUST_GEN_TARGET` (default: a folder in the system
+/// temporary directory), apart from the workspace's target folder and its lock.
+pub fn target_dir() -> std::path::PathBuf {
+    std::env::var_os("CTKGEN_RUST_GEN_TARGET")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("ctkgen-rust-gen-target"))
+}
+
+/// Runs cargo in `dir`, with each `(name, value)` of `env` set (or removed, for `None`); returns
+/// stdout and stderr together, failing the test on a non-zero exit.
+pub fn cargo_with(dir: &std::path::Path, args: &[&str], env: &[(&str, Option<&std::ffi::OsStr>)]) -> String {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = std::process::Command::new(cargo);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        // Every rustdoc lint is an error: broken intra-doc links, bare URLs, HTML, code blocks.
+        .env("RUSTDOCFLAGS", "-D warnings");
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let output = command.output().expect("cargo runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "cargo {args:?} failed:\n{text}");
+    text
+}
+
+/// [`cargo_with`] in the environment as it is.
+pub fn cargo(dir: &std::path::Path, args: &[&str]) -> String {
+    cargo_with(dir, args, &[])
+}
+
+/// `cargo clippy -D warnings` (so also a build without warnings), `cargo doc` with every rustdoc
+/// lint an error, then `cargo test`, over the workspace in `dir`; returns the tests' output.
+pub fn clippy_doc_test(dir: &std::path::Path, env: &[(&str, Option<&std::ffi::OsStr>)]) -> String {
+    let clippy = cargo_with(dir, &["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"], env);
+    assert!(!clippy.contains("warning"), "{clippy}");
+    let doc = cargo_with(dir, &["doc", "--workspace", "--no-deps", "--quiet"], env);
+    assert!(!doc.contains("warning"), "{doc}");
+    cargo_with(dir, &["test", "--workspace", "--quiet", "--", "--nocapture", "--test-threads=1"], env)
 }

@@ -46,6 +46,9 @@ pub fn snapshot_model(api: &Api) -> Api {
 /// Every emitter's output for `api`, by golden name.
 pub fn render(api: &Api, headers: &HeaderSet) -> Rendered {
     let mut rendered = Rendered::new();
+    let library = super::workspace().library("cuda-driver").expect("the driver library data loads");
+    let bound = [ctkgen::BoundLibrary { library: &library, headers, api }];
+    let crate_prefix = format!("rust/{}/", library.conventions.rust_crate);
     for (language, languages) in LANGUAGES {
         let options = GenerateOptions {
             languages,
@@ -53,12 +56,11 @@ pub fn render(api: &Api, headers: &HeaderSet) -> Rendered {
             legacy_inline_layout: false,
             strict_integers: false,
             command: format!("cargo xtask generate --lang {language}"),
-            library: super::workspace().library(ctkgen::DRIVER_LIBRARY).expect("the driver library data loads"),
         };
-        let emitted = ctkgen::emit(api, headers, &options);
+        let emitted = ctkgen::emit(&bound, &options);
         assert_eq!(
             emitted.as_ref().map_err(ToString::to_string),
-            ctkgen::emit(api, headers, &options).as_ref().map_err(ToString::to_string),
+            ctkgen::emit(&bound, &options).as_ref().map_err(ToString::to_string),
             "{language}: output is not deterministic"
         );
         let mut files = BTreeMap::new();
@@ -69,7 +71,7 @@ pub fn render(api: &Api, headers: &HeaderSet) -> Rendered {
                     if file.path.starts_with("python/include/") {
                         continue;
                     }
-                    let path = file.path.strip_prefix("rust/").unwrap_or(&file.path).replace('/', "__");
+                    let path = file.path.strip_prefix(&crate_prefix).unwrap_or(&file.path).replace('/', "__");
                     files.insert(path, file.contents);
                 }
             }

@@ -212,6 +212,19 @@ cdef inline void* _handle_addr(object value, str what) except? NULL:
     return <void*><size_t>_as_unsigned(value, sizeof(void*) * 8, what)
 
 
+cdef inline void* _handle_ref(object value, str what) except? NULL:
+    """The address of a handle the callee reads and may update: a handle's own storage, None
+    (NULL), an int in the range of a pointer (the address itself), or another binding's handle
+    by its `getPtr()`."""
+    if value is None:
+        return NULL
+    if isinstance(value, _Handle):
+        return <void*>(<_Handle>value)._pvt_ptr
+    if not isinstance(value, int) and hasattr(value, "getPtr"):
+        value = value.getPtr()
+    return <void*><size_t>_as_unsigned(value, sizeof(void*) * 8, what)
+
+
 cdef str _record_repr(_Record self)
 cdef bytes _byte_values(object value, Py_ssize_t size, bint text, int low, str what)
 cdef _Record _new_member_array(Py_ssize_t count, size_t size, size_t alignment)

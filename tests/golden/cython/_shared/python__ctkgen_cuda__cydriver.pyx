@@ -8,7 +8,7 @@ import threading
 from libc.stdint cimport *
 
 # Refuses to compile against a cuda.h whose layouts differ from the one this was generated from.
-cdef extern from "ctkgen_layout_check.h":
+cdef extern from "ctkgen_driver_layout_check.h":
     pass
 
 cdef extern from "<dlfcn.h>" nogil:
@@ -36,23 +36,23 @@ class CUDAFunctionNotFoundError(RuntimeError):
 
 ctypedef CUresult (*_get_proc_address_t)(const char*, void**, int, cuuint64_t, int*) noexcept nogil
 
-cdef void* _driver = NULL
+cdef void* _library = NULL
 cdef _get_proc_address_t _get_proc_address = NULL
 cdef bint _per_thread = False
 _lock = threading.Lock()
 
 
-def _driver_loaded():
-    return _driver != NULL
+def _library_loaded():
+    return _library != NULL
 
 
-cdef int _load_driver() except -1:
-    global _driver, _get_proc_address, _per_thread
-    cdef void* handle
+cdef int _load_library() except -1:
+    global _library, _get_proc_address, _per_thread
+    cdef void* handle = NULL
     with _lock:
-        if _driver != NULL:
+        if _library != NULL:
             return 0
-        # CTKGEN_LIBCUDA names another driver library (a stand-in for benchmarks without a GPU).
+        # CTKGEN_LIBCUDA names another library file (a stand-in for benchmarks without a GPU).
         library = os.environ.get("CTKGEN_LIBCUDA") or "libcuda.so.1"
         handle = dlopen(os.fsencode(library), RTLD_NOW | RTLD_LOCAL)
         if handle == NULL:
@@ -60,7 +60,7 @@ cdef int _load_driver() except -1:
             detail = reason.decode(errors="replace") if reason != NULL else "unknown reason"
             raise CUDADriverNotFoundError(f"CUDA driver not found: cannot load {library} ({detail})")
         _per_thread = os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") == "1"
-        _driver = handle
+        _library = handle
     return 0
 
 
@@ -70,8 +70,8 @@ cdef int _resolve(void** slot, const char* name, int version, const char* symbol
     cdef int status = 0
     cdef cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT
     with gil:
-        if _driver == NULL:
-            _load_driver()
+        if _library == NULL:
+            _load_library()
         with _lock:
             if slot[0] != NULL:
                 return 0
@@ -83,11 +83,11 @@ cdef int _resolve(void** slot, const char* name, int version, const char* symbol
                 if _get_proc_address(name, &found, version, flags, &status) != CUDA_SUCCESS:
                     found = NULL
             if found == NULL:
-                found = dlsym(_driver, symbol)
+                found = dlsym(_library, symbol)
             if found == NULL:
                 raise CUDAFunctionNotFoundError(
                     f"function {name.decode()} not found in the CUDA driver"
-                    f" (symbol {symbol.decode()}, CUDA version {version})")
+                    f" (symbol {symbol.decode()}, version {version})")
             slot[0] = found
     return 0
 

@@ -11,11 +11,11 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = "ctkgen_cuda"
 MODULES = [
-    "cydriver",
     "_base",
-    "_types",
-    "_records_0",
-    "_functions_0",
+    "cydriver",
+    "_driver_types",
+    "_driver_records_0",
+    "_driver_functions_0",
 ]
 # CTKGEN_BUILD_MODULES=a,b builds only those modules (tests that need one record module).
 ONLY = [m for m in os.environ.get("CTKGEN_BUILD_MODULES", "").split(",") if m]

@@ -2,7 +2,7 @@
 # C declarations of field_alignas.h (CTK unknown) for other Cython packages to cimport.
 from libc.stdint cimport *
 
-cdef extern from "ctkgen_types.h":
+cdef extern from "ctkgen_driver_types.h":
     cdef struct FieldAligned_st
     ctypedef unsigned long long u64
     cdef struct FieldAligned_st:

@@ -2,7 +2,7 @@
 # C declarations of functions_enums.h (CTK unknown) for other Cython packages to cimport.
 from libc.stdint cimport *
 
-cdef extern from "ctkgen_types.h":
+cdef extern from "ctkgen_driver_types.h":
     cdef struct Ctx_st
     cdef enum Flags_enum:
         FLAG_NONE

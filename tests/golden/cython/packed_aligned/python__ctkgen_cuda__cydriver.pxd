@@ -2,7 +2,7 @@
 # C declarations of packed_aligned.h (CTK unknown) for other Cython packages to cimport.
 from libc.stdint cimport *
 
-cdef extern from "ctkgen_types.h":
+cdef extern from "ctkgen_driver_types.h":
     cdef struct PackedAligned
     cdef struct PackedAligned:
         char c

@@ -2,7 +2,7 @@
 # C declarations of propagate.h (CTK unknown) for other Cython packages to cimport.
 from libc.stdint cimport *
 
-cdef extern from "ctkgen_types.h":
+cdef extern from "ctkgen_driver_types.h":
     cdef struct ArrayOfDescriptors
     cdef struct Descriptor
     cdef struct Holder

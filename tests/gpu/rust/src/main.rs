@@ -306,7 +306,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(error) = driver_status() {
+    if let Err(error) = library_status() {
         eprintln!("{error}");
         return ExitCode::from(2);
     }
