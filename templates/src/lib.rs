@@ -2,6 +2,8 @@
 //! folder it runs in. The `.j2` files sit beside this crate (`templates/cython/`), where they
 //! are edited; this crate only makes them a package of their own. They hold no name of the
 //! library they print bindings for: that comes from the IR and the library's conventions.
+//! `cython/runtime/` holds the Python package's shared runtime as real Cython source, emitted as
+//! written (after the generated files' first line).
 
 /// Every template of the Cython emitter, by file name.
 pub const CYTHON: &[(&str, &str)] = &[
@@ -9,8 +11,7 @@ pub const CYTHON: &[(&str, &str)] = &[
     ("cylib.pyx.j2", include_str!("../cython/cylib.pyx.j2")),
     ("ctkgen_types.h.j2", include_str!("../cython/ctkgen_types.h.j2")),
     ("ctkgen_layout_check.h.j2", include_str!("../cython/ctkgen_layout_check.h.j2")),
-    ("_base.pxd.j2", include_str!("../cython/_base.pxd.j2")),
-    ("_base.pyx.j2", include_str!("../cython/_base.pyx.j2")),
+    ("_base_config.pxi.j2", include_str!("../cython/_base_config.pxi.j2")),
     ("_types.pyx.j2", include_str!("../cython/_types.pyx.j2")),
     ("_records.pyx.j2", include_str!("../cython/_records.pyx.j2")),
     ("_functions.pyx.j2", include_str!("../cython/_functions.pyx.j2")),
@@ -22,4 +23,11 @@ pub const CYTHON: &[(&str, &str)] = &[
     ("pyproject.toml.j2", include_str!("../cython/pyproject.toml.j2")),
     ("README.md.j2", include_str!("../cython/README.md.j2")),
     ("report.txt.j2", include_str!("../cython/report.txt.j2")),
+];
+
+/// The Python package's shared runtime, real Cython source: every library's modules cimport
+/// it. By file name in the package.
+pub const CYTHON_RUNTIME: &[(&str, &str)] = &[
+    ("_base.pxd", include_str!("../cython/runtime/_base.pxd")),
+    ("_base.pyx", include_str!("../cython/runtime/_base.pyx")),
 ];

@@ -52,18 +52,36 @@ def emit(ctk, out, legacy=False, strict_integers=False):
     return os.path.join(out, "python")
 
 
-def ir_json(ctk):
-    """Path of the IR (JSON) of `ctk`: the file `cargo xtask test` wrote under $CTKGEN_IR_DIR
-    when it has that CTK, else one written now with `xtask ir`."""
+def ir_json(ctk, library=None):
+    """Path of the IR (JSON) of `ctk` (of `library`, else the first described one): the file
+    `cargo xtask test` wrote under $CTKGEN_IR_DIR when it has that CTK, else one written now with
+    `xtask ir`."""
     ir_dir = os.environ.get("CTKGEN_IR_DIR")
-    if ir_dir:
+    if ir_dir and library is None:
         found = sorted(glob.glob(os.path.join(ir_dir, f"{ctk}.*.json")))
         if found:
             return found[-1]
-    path = os.path.join(CACHE, "ir", f"{ctk}.json")
+    path = os.path.join(CACHE, "ir", f"{ctk}{'-' + library if library else ''}.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    xtask("ir", "--ctk", ctk, "-o", path)
+    xtask("ir", "--ctk", ctk, "-o", path, *(["--library", library] if library else []))
     return path
+
+
+def fake_library(folder, ir_path, soname):
+    """A stand-in for any library of the package: the fake driver's recording entry point
+    exported under every function name of the IR at `ir_path`, built as `folder/soname`."""
+    with open(ir_path) as f:
+        names = sorted({fn["symbol"] for fn in json.load(f)["functions"]})
+    source = os.path.join(folder, "fake_library.c")
+    driver = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_driver", "fake_libcuda.c")
+    with open(source, "w") as f:
+        f.write(f'#include "{driver}"\n')
+        for name in names:
+            f.write(f"fake_u64 {name}(fake_u64 a0, fake_u64 a1, fake_u64 a2, fake_u64 a3, fake_u64 a4, fake_u64 a5) "
+                    "{ return (fake_u64)fake_success(a0, a1, a2, a3, a4, a5); }\n")
+    target = os.path.join(folder, soname)
+    subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-w", "-o", target, source], check=True)
+    return target
 
 
 def tree_digest(root):

@@ -37,6 +37,8 @@ POINTER_BITS = 8 * ctypes.sizeof(ctypes.c_void_p)
 
 class Sweep:
     def __init__(self, ir, package, fake):
+        # The library module the IR belongs to: its private modules carry its name.
+        self.module = os.environ.get("CTKGEN_SWEEP_MODULE", "driver")
         self.ir = ir
         self.typedefs = {t["name"]: t for t in ir["typedefs"]}
         self.enums = {e["name"]: e for e in ir["enums"]}
@@ -45,7 +47,7 @@ class Sweep:
         self.modules = []
         pkg = importlib.import_module(package)
         for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-            if info.name.startswith(("_driver_types", "_driver_records", "_driver_functions", "_driver_enums")):
+            if info.name.startswith(tuple(f"_{self.module}_{part}" for part in ("types", "records", "functions", "enums"))):
                 try:
                     self.modules.append(importlib.import_module(f"{package}.{info.name}"))
                 except ImportError:
@@ -58,7 +60,7 @@ class Sweep:
         self.failures = []
         self.refused = []
         # An object of another class: no __index__, no buffer, not iterable.
-        self.foreign = next(cls for name, cls in sorted(self.registry.items()))()
+        self.foreign = next((cls for name, cls in sorted(self.registry.items())), object)()
 
     # -- types ---------------------------------------------------------------------------------
     def kind(self, ty):
@@ -176,7 +178,7 @@ class Sweep:
     def has_scalar_class(self, ty):
         """Whether a member of type `ty` holds a scalar wrapper class (`CUdeviceptr`,
         `cuuint64_t`): the first typedef on the way down that has a class decides, as in C."""
-        types = next((m for m in self.modules if m.__name__.endswith("._driver_types")), None)
+        types = next((m for m in self.modules if m.__name__.endswith(f"._{self.module}_types")), None)
         while ty["kind"] == "typedef" and ty["name"] in self.typedefs:
             if isinstance(getattr(types, ty["name"], None), type):
                 return self.typedefs[ty["name"]]["ty"]["kind"] != "pointer"
@@ -329,7 +331,7 @@ class Sweep:
                                  lambda: getattr(obj, member), lambda: ctypes.string_at(obj.getPtr(), size), expect)
 
     def sweep_constructors(self):
-        types = next((m for m in self.modules if m.__name__.endswith("._driver_types")), None)
+        types = next((m for m in self.modules if m.__name__.endswith(f"._{self.module}_types")), None)
         for name in sorted(self.typedefs):
             cls = getattr(types, name, None)
             if not isinstance(cls, type):
@@ -349,12 +351,14 @@ class Sweep:
             return
         # The fake's entry points with a behaviour of their own trust their arguments (counts,
         # lists), as a driver may: hostile values there test the fake, not the binding.
-        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_driver", "fake_libcuda.c")
-        with open(source) as f:
-            special = set(re.findall(r'strcmp\(symbol, "(\w+)"\)', f.read()))
+        special = set()
+        if self.module == "driver":
+            source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_driver", "fake_libcuda.c")
+            with open(source) as f:
+                special = set(re.findall(r'strcmp\(symbol, "(\w+)"\)', f.read()))
         functions = {}
         for module in self.modules:
-            if "._functions" in module.__name__:
+            if f"._{self.module}_functions" in module.__name__:
                 functions.update({n: getattr(module, n) for n in dir(module) if not n.startswith("_")})
         for function in self.ir["functions"]:
             wrapper = functions.get(function["name"])
@@ -429,7 +433,10 @@ class Sweep:
                 # call: nothing is stored, so it is no corruption; counted apart.
                 # A selector value that types no value here (typed values) is refused alike.
                 unsupported = isinstance(error, TypeError) and str(error).endswith("is not supported")
-                if (isinstance(error, (ValueError, MemoryError)) or unsupported) \
+                # A count beyond its list, which the callee would read past (the compatible
+                # module's RuntimeError), is refused alike.
+                too_long = isinstance(error, RuntimeError) and str(error).startswith("List is too small")
+                if (isinstance(error, (ValueError, MemoryError)) or unsupported or too_long) \
                         and self.fake.fake_recorded_generic_calls() == before:
                     self.refused.append(f"{fname}({arg}) {value!r}: {type(error).__name__}")
                     return self.note("argument", f"{fname}({arg})", value, None)

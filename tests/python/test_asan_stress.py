@@ -27,9 +27,10 @@ def libasan():
     return os.path.realpath(path)
 
 
-def sanitized(args, pythonpath, timeout=1800):
+def sanitized(args, pythonpath, timeout=1800, env=None):
     env = dict(
         os.environ,
+        **(env or {}),
         PYTHONPATH=pythonpath,
         LD_PRELOAD=libasan(),
         # The value sweep asks for output arrays as long as a count's bound: a failed allocation

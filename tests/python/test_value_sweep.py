@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import build, ir_json, probe, python
+from conftest import build, fake_library, ir_json, probe, python
 from test_asan_stress import ASAN_UBSAN, record_modules, sanitized
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -76,6 +76,39 @@ def test_the_sweep_is_clean_under_asan_and_ubsan(ctk13, fake_libcuda, monkeypatc
         assert out["paths"].get("argument", 0) > 0, out["paths"]
     with capsys.disabled():
         report(ctk13, "asan+ubsan" + (" full" if full else ""), out)
+
+
+def run_library_sweep(ctk, path, module, tmp_path, sanitize=False):
+    """The sweep over library `module`'s Python module, against a fake of that library."""
+    ir = ir_json(ctk, module)
+    fake = fake_library(str(tmp_path), ir, f"lib{module}-fake.so")
+    args = [SWEEP, ir, "ctkgen_cuda", fake]
+    env = {"CTKGEN_LIBNVRTC": fake, "CTKGEN_SWEEP_MODULE": module, "CTKGEN_SWEEP_STRICT_INTEGERS": "0"}
+    if sanitize:
+        result = sanitized(args, path, env=env)
+    else:
+        result = python(path, f"import runpy, sys; sys.argv = {args!r}; runpy.run_path(sys.argv[0], run_name='__main__')",
+                        env)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "ERROR: AddressSanitizer" not in result.stderr and "runtime error" not in result.stderr, result.stderr[-4000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    # NVRTC has handles and scalars on every CTK, records only from 13.3 on.
+    assert out["paths"].get("constructor", 0) > 0 and out["paths"].get("argument", 0) > 0, out["paths"]
+    return out
+
+
+def test_the_nvrtc_module_checks_before_it_writes(package, tmp_path, capsys):
+    ctk, path = package
+    out = run_library_sweep(ctk, path, "nvrtc", tmp_path)
+    with capsys.disabled():
+        report(ctk, "nvrtc ubsan", out)
+
+
+def test_the_nvrtc_module_is_clean_under_asan_and_ubsan(ctk13, tmp_path, capsys):
+    path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "cynvrtc", "_nvrtc_types", "_nvrtc_records_0", "_nvrtc_functions_0"])
+    out = run_library_sweep(ctk13, path, "nvrtc", tmp_path, sanitize=True)
+    with capsys.disabled():
+        report(ctk13, "nvrtc asan+ubsan", out)
 
 
 CASES = r'''

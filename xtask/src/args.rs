@@ -19,10 +19,6 @@ pub struct SourceArgs {
     /// Any header file.
     #[arg(long)]
     pub header: Option<PathBuf>,
-    /// The library whose headers to read, by its description's name under headers/libraries/
-    /// (`cuda-driver`, `nvrtc`); default: the first one (`cargo xtask libraries` lists them).
-    #[arg(long, value_name = "NAME")]
-    pub library: Option<String>,
 }
 
 impl SourceArgs {
@@ -73,6 +69,11 @@ pub enum IrFormat {
 pub struct IrArgs {
     #[command(flatten)]
     pub source: SourceArgs,
+    /// The library whose headers to read, by its description's name under headers/libraries/
+    /// (`cuda-driver`, `nvrtc`); default: the first one.
+    #[arg(long, value_name = "NAME")]
+    pub library: Option<String>,
+
     #[command(flatten)]
     pub read: ReadArgs,
     /// `json`: the whole model; `abi`: one sorted line per declaration (sizes and alignments in
@@ -113,8 +114,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "DIR")]
     pub cuda_home: Option<PathBuf>,
     /// Bind only this library (repeat for several), by its description's name under
-    /// headers/libraries/; default: every described library (`cargo xtask libraries` lists
-    /// them). With --header, one library, the first described by default.
+    /// headers/libraries/; default: every described library. With --header, one library, the
+    /// first described by default.
     #[arg(long = "library", value_name = "NAME")]
     pub libraries: Vec<String>,
     #[command(flatten)]
@@ -181,6 +182,9 @@ pub struct DiffArgs {
     pub to: String,
     #[arg(long, value_enum, default_value = "md")]
     pub format: DiffFormat,
+    /// The library to compare, by its description's name (default: the first described one).
+    #[arg(long, value_name = "NAME")]
+    pub library: Option<String>,
 }
 
 #[derive(Args)]
@@ -200,6 +204,11 @@ pub struct BenchArgs {
 pub struct OracleArgs {
     #[command(flatten)]
     pub source: SourceArgs,
+    /// The library whose headers to read, by its description's name under headers/libraries/
+    /// (`cuda-driver`, `nvrtc`); default: the first one.
+    #[arg(long, value_name = "NAME")]
+    pub library: Option<String>,
+
     #[command(flatten)]
     pub read: ReadArgs,
     #[arg(short, long)]

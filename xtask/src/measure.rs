@@ -167,6 +167,19 @@ pub struct Runs {
     peaks: Vec<u64>,
 }
 
+impl ProcessRun {
+    /// Several processes run one after the other, as one: times add up, the peak is the largest.
+    pub fn sequence(runs: &[ProcessRun]) -> ProcessRun {
+        ProcessRun {
+            wall: runs.iter().map(|r| r.wall).sum(),
+            cpu: runs.iter().map(|r| r.cpu).sum(),
+            peak_rss_kib: runs.iter().map(|r| r.peak_rss_kib).max().unwrap_or(0),
+            success: runs.iter().all(|r| r.success),
+            stderr_tail: runs.iter().map(|r| r.stderr_tail.as_str()).collect::<Vec<_>>().join("\n"),
+        }
+    }
+}
+
 impl Runs {
     pub fn push(&mut self, run: &ProcessRun) {
         self.walls.push(run.wall);

@@ -18,7 +18,7 @@ pub fn library_arg(ws: &Workspace, name: Option<&str>) -> Result<Library> {
 }
 
 pub fn ir(ws: &Workspace, args: IrArgs) -> Result<ExitCode> {
-    let library = library_arg(ws, args.source.library.as_deref())?;
+    let library = library_arg(ws, args.library.as_deref())?;
     let (_, api) = read_source(ws, &args.source.source()?, &args.read.options()?, &library)?;
     let text = match args.format {
         IrFormat::Json => api.to_json(),
@@ -29,7 +29,7 @@ pub fn ir(ws: &Workspace, args: IrArgs) -> Result<ExitCode> {
 }
 
 pub fn oracle(ws: &Workspace, args: OracleArgs) -> Result<ExitCode> {
-    let library = library_arg(ws, args.source.library.as_deref())?;
+    let library = library_arg(ws, args.library.as_deref())?;
     let (headers, api) = read_source(ws, &args.source.source()?, &args.read.options()?, &library)?;
     let name = headers.main_header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     save_or_print(args.output.as_deref(), &ctkgen::oracle::c_source(&api, &name))?;
@@ -37,7 +37,7 @@ pub fn oracle(ws: &Workspace, args: OracleArgs) -> Result<ExitCode> {
 }
 
 pub fn diff(ws: &Workspace, args: DiffArgs) -> Result<ExitCode> {
-    let library = ws.primary_library()?;
+    let library = library_arg(ws, args.library.as_deref())?;
     let read = |ctk: &str| -> Result<Api> {
         Ok(read_source(ws, &HeaderSource::Ctk(ctk.to_string()), &ReadOptions::default(), &library)?.1)
     };

@@ -283,9 +283,7 @@ pub fn emit_package(
         ..first.clone()
     };
     let pkg = format!("python/{}", first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());
-    for (file, template) in
-        [("_base.pxd", "_base.pxd.j2"), ("_base.pyx", "_base.pyx.j2"), ("__init__.py", "__init__.py.j2")]
-    {
+    for (file, template) in [("_base_config.pxi", "_base_config.pxi.j2"), ("__init__.py", "__init__.py.j2")] {
         jobs.push((format!("{pkg}/{file}"), template, package_ctx.clone()));
     }
     for (path, template) in [
@@ -301,6 +299,11 @@ pub fn emit_package(
         .with_max_len(1)
         .map(|(path, template, ctx)| Ok(OutputFile { path, contents: render(&env, template, ctx)? }))
         .collect::<Result<Vec<_>, CythonEmitError>>()?;
+    // The shared runtime is emitted as written, under the generated files' first line.
+    let header_line = first.get_attr("header_line").map(|h| h.to_string()).unwrap_or_default();
+    for (file, source) in ctkgen_templates::CYTHON_RUNTIME {
+        files.push(OutputFile { path: format!("{pkg}/{file}"), contents: format!("{header_line}\n{source}") });
+    }
     files.sort();
     Ok(files)
 }

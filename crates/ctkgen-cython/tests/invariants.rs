@@ -39,7 +39,7 @@ fn scanned_files(folders: &[&str]) -> Vec<PathBuf> {
             let path = entry.path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs" || e == "j2") {
+            } else if path.extension().is_some_and(|e| ["rs", "j2", "pyx", "pxd", "pxi"].iter().any(|x| e == *x)) {
                 files.push(path);
             }
         }

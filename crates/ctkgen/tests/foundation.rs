@@ -318,3 +318,34 @@ fn model_is_deterministic() {
     assert_eq!(first, second);
     assert!(!first.contains(common::root().to_str().unwrap()), "the model must not hold absolute paths");
 }
+
+/// Every other described library's layouts agree with gcc too, on every CTK: NVRTC's records
+/// (`nvrtcBundledHeadersInfo` from 13.3 on) through its own header.
+#[test]
+fn gcc_agrees_with_every_library_in_every_ctk() {
+    let ws = common::workspace();
+    let libraries = ws.libraries().unwrap();
+    assert!(libraries.len() >= 2, "{:?}", libraries.iter().map(|l| &l.name).collect::<Vec<_>>());
+    let mut checked = 0;
+    for library in libraries.iter().skip(1) {
+        for version in all_ctks() {
+            let source = ctkgen::HeaderSource::Ctk(version.clone());
+            let headers = ctkgen::resolve_library_headers(&ws, &source, library).unwrap();
+            let api = ctkgen::read_api(&ws, &headers, &ctkgen::ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{} {version}: {e}", library.name));
+            assert!(!api.functions.is_empty(), "{} {version}: no functions", library.name);
+            let header = &library.conventions.header;
+            compile_oracle(&api, &headers.include_dir, header)
+                .unwrap_or_else(|e| panic!("{} {version}: {e}", library.name));
+            // And it can fail there: one record's size doctored is refused.
+            if let Some(first) = api.records.iter().position(|r| r.complete) {
+                let mut wrong = api.clone();
+                wrong.records[first].size += 8;
+                compile_oracle(&wrong, &headers.include_dir, header).expect_err("a wrong size must not compile");
+            }
+            checked += api.records.len();
+        }
+    }
+    // NVRTC has records on the newer CTKs only; some were checked.
+    assert!(checked > 0);
+}

@@ -1,5 +1,5 @@
 //! Docstrings: every doc comment of the model rendered as reStructuredText, cross references
-//! pointing (as `:py:obj:`) only at names the generated `driver` module really has.
+//! pointing (as `:py:obj:`) only at names the generated library module really has.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -20,7 +20,7 @@ pub(super) struct DocTargets {
 
 impl DocTargets {
     pub(super) fn new(model: &Model) -> DocTargets {
-        let module = format!("{}.driver", model.package);
+        let module = format!("{}.{}", model.package, model.names.python);
         let target = |name: &str| format!("{module}.{name}");
         let mut names = HashMap::default();
         let mut members = HashMap::default();
@@ -57,7 +57,7 @@ impl DocTargets {
         DocTargets { names, members }
     }
 
-    /// `pkg.driver.name`, or `pkg.driver.Record.member` for `Record::member`.
+    /// `pkg.module.name`, or `pkg.module.Record.member` for `Record::member`.
     fn resolve(&self, name: &str) -> Option<String> {
         match split_member(name) {
             None => self.names.get(name).cloned(),

@@ -1,4 +1,3 @@
-{{ header_line }}
 # Base classes and conversions shared by every generated module.
 
 cimport cython

@@ -1,4 +1,3 @@
-{{ header_line }}
 # cython: language_level=3, boundscheck=False, wraparound=False
 cimport cython
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, PyObject_CheckBuffer
@@ -11,6 +10,10 @@ from cpython.tuple cimport PyTuple_CheckExact
 import ctypes as _ctypes
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
+
+# What this package was generated with (strict integers, the block cache's size): the one part
+# of the shared runtime that is generated.
+include "_base_config.pxi"
 
 cdef extern from "<stdlib.h>" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
@@ -92,8 +95,6 @@ cdef int _fast_construct(type cls) except -1:
 # Every record class by C name (aliases included); filled as the record modules load, so
 # nested views find classes that live in other modules without import cycles.
 _class_registry = {}
-# Generated with --strict-integers: integer paths refuse floats that are not integral.
-_STRICT_INTEGERS = {{ "True" if strict_integers else "False" }}
 
 
 cdef object _registered(str name):
@@ -113,13 +114,13 @@ cdef extern from *:
     #endif
     #endif
     #ifndef CTKGEN_BLOCK_CACHE_LIMIT
-    #define CTKGEN_BLOCK_CACHE_LIMIT {{ block_cache_slots }}
+    #define CTKGEN_BLOCK_CACHE_LIMIT CTKGEN_BLOCK_CACHE_SLOTS
     #endif
     """
     const int CTKGEN_BLOCK_CACHE_LIMIT
 
 cdef enum:
-    _BLOCK_CACHE_SLOTS = {{ block_cache_slots }}
+    _BLOCK_CACHE_SLOTS = CTKGEN_BLOCK_CACHE_SLOTS
 cdef void* _cached_block[_BLOCK_CACHE_SLOTS]
 cdef size_t _cached_size[_BLOCK_CACHE_SLOTS]
 cdef size_t _cached_align[_BLOCK_CACHE_SLOTS]
@@ -209,20 +210,15 @@ cdef extern from *:
 
 cdef object _int_of(object value, str what):
     """`value` as an int: ints (enum members included) and objects with __index__ (wrappers,
-    numpy integers); str, bytes and None are not integers.
-{% if strict_integers %}
-    Generated with strict integers: a float (or other object with __int__) is taken only when
-    its value is integral; any other is a TypeError, so no value is silently changed."""
-{% else %}
-    A float (or other object with __int__) converts as int() converts it, toward zero, as
-    cuda.bindings does; int()'s errors (NaN, infinity) name the path."""
-{% endif %}
+    numpy integers); str, bytes and None are not integers. A float (or other object with
+    __int__) converts as int() converts it, toward zero, as cuda.bindings does; int()'s errors
+    (NaN, infinity) name the path. In a package generated with strict integers it is taken only
+    when its value is integral; any other is a TypeError, so no value is silently changed."""
     if PyLong_Check(value):
         return value
     if PyIndex_Check(value):
         return PyNumber_Index(value)
-    if ctkgen_has_int(value):
-{% if strict_integers %}
+    if ctkgen_has_int(value) and _strict_integers:
         if PyFloat_Check(value):
             # NaN and infinity are not integral either.
             if value.is_integer():
@@ -236,12 +232,11 @@ cdef object _int_of(object value, str what):
                 return converted
         raise TypeError(f"{what} takes an integral value, not {value!r} (this package was generated with "
                         "--strict-integers, which refuses what truncation would change)")
-{% else %}
+    if ctkgen_has_int(value):
         try:
             return int(value)
         except (ValueError, OverflowError) as error:
             raise type(error)(f"{what}: {error}") from None
-{% endif %}
     raise TypeError(f"{what} takes an int, not {type(value).__name__}")
 
 
