@@ -181,3 +181,24 @@ fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     format!("{:x}", sha2::Sha256::digest(bytes))
 }
+
+#[test]
+fn unknown_libraries_and_one_header_for_several() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let line = fails(&["generate", "--ctk", "13.1", "--library", "nope", "--out", out.to_str().unwrap()], &[], "nope");
+    assert!(line.contains("known: cuda-driver, nvrtc"), "{line}");
+    fails(&["ir", "--ctk", "13.1", "--library", "nope"], &[], "no library named nope");
+    let header = root().join("tests/headers/propagate.h").display().to_string();
+    let args = ["generate", "--header", &header, "--library", "cuda-driver", "--library", "nvrtc", "--out"];
+    fails(&[&args[..], &[out.to_str().unwrap()]].concat(), &[], "--header reads one library's header");
+    assert!(!out.exists(), "nothing written");
+    // An installed toolkit without a library's main header says which and how to choose.
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(home.join("include")).unwrap();
+    std::fs::copy(root().join("tests/headers/propagate.h"), home.join("include/cuda.h")).unwrap();
+    let args = ["generate", "--cuda-home", home.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let line = fails(&args, &[], "nvrtc.h");
+    assert!(line.contains("--library"), "{line}");
+    assert!(!out.exists(), "nothing written");
+}
