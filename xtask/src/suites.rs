@@ -150,6 +150,12 @@ const SUITES: [Suite; 5] = [
             "2021",
             "crates/ctkgen-rust/runtime/loader.rs",
             "crates/ctkgen-rust/runtime/bits.rs",
+            "crates/ctkgen-rust/runtime/entries.rs",
+            "crates/ctkgen-rust/runtime/open.rs",
+            "crates/ctkgen-rust/runtime/per_thread.rs",
+            "crates/ctkgen-rust/runtime/search.rs",
+            "crates/ctkgen-rust/runtime/status.rs",
+            "crates/ctkgen-rust/runtime/text.rs",
         ],
     },
     Suite {

@@ -12,6 +12,10 @@ import ctypes as _ctypes
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 
+# What this package was generated with (strict integers, the block cache's size): the one part
+# of the shared runtime that is generated.
+include "_base_config.pxi"
+
 cdef extern from "<stdlib.h>" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
@@ -92,8 +96,6 @@ cdef int _fast_construct(type cls) except -1:
 # Every record class by C name (aliases included); filled as the record modules load, so
 # nested views find classes that live in other modules without import cycles.
 _class_registry = {}
-# Generated with --strict-integers: integer paths refuse floats that are not integral.
-_STRICT_INTEGERS = False
 
 
 cdef object _registered(str name):
@@ -113,13 +115,13 @@ cdef extern from *:
     #endif
     #endif
     #ifndef CTKGEN_BLOCK_CACHE_LIMIT
-    #define CTKGEN_BLOCK_CACHE_LIMIT 32
+    #define CTKGEN_BLOCK_CACHE_LIMIT CTKGEN_BLOCK_CACHE_SLOTS
     #endif
     """
     const int CTKGEN_BLOCK_CACHE_LIMIT
 
 cdef enum:
-    _BLOCK_CACHE_SLOTS = 32
+    _BLOCK_CACHE_SLOTS = CTKGEN_BLOCK_CACHE_SLOTS
 cdef void* _cached_block[_BLOCK_CACHE_SLOTS]
 cdef size_t _cached_size[_BLOCK_CACHE_SLOTS]
 cdef size_t _cached_align[_BLOCK_CACHE_SLOTS]
@@ -209,13 +211,28 @@ cdef extern from *:
 
 cdef object _int_of(object value, str what):
     """`value` as an int: ints (enum members included) and objects with __index__ (wrappers,
-    numpy integers); str, bytes and None are not integers.
-    A float (or other object with __int__) converts as int() converts it, toward zero, as
-    cuda.bindings does; int()'s errors (NaN, infinity) name the path."""
+    numpy integers); str, bytes and None are not integers. A float (or other object with
+    __int__) converts as int() converts it, toward zero, as cuda.bindings does; int()'s errors
+    (NaN, infinity) name the path. In a package generated with strict integers it is taken only
+    when its value is integral; any other is a TypeError, so no value is silently changed."""
     if PyLong_Check(value):
         return value
     if PyIndex_Check(value):
         return PyNumber_Index(value)
+    if ctkgen_has_int(value) and _strict_integers:
+        if PyFloat_Check(value):
+            # NaN and infinity are not integral either.
+            if value.is_integer():
+                return int(value)
+        else:
+            try:
+                converted = int(value)
+            except (ValueError, OverflowError):
+                converted = None
+            if converted is not None and converted == value:
+                return converted
+        raise TypeError(f"{what} takes an integral value, not {value!r} (this package was generated with "
+                        "--strict-integers, which refuses what truncation would change)")
     if ctkgen_has_int(value):
         try:
             return int(value)

@@ -50,7 +50,7 @@ extensions = [
 
 setup(
     packages=[PACKAGE],
-    package_data={PACKAGE: ["*.pxd", "*.pyi", "*.h", "*.pyx"]},
+    package_data={PACKAGE: ["*.pxd", "*.pyi", "*.h", "*.pyx", "*.pxi"]},
     ext_modules=cythonize(extensions, nthreads=JOBS, language_level=3),
     cmdclass={"build_ext": ParallelBuildExt},
     zip_safe=False,
