@@ -25,13 +25,23 @@ def report(ctk, label, out):
     assert not out["failures"], f"{len(out['failures'])} failures, first ones:\n{shown}"
 
 
+def sweep_output(args, path, env=None, sanitize=False):
+    """Runs sweep.py with `args` on the package at `path` (under ASan+UBSan with `sanitize`) and
+    returns its findings; no sanitizer report is allowed."""
+    if sanitize:
+        result = sanitized(args, path, env=env)
+    else:
+        result = python(path, f"import runpy, sys; sys.argv = {args!r}; runpy.run_path(sys.argv[0], run_name='__main__')",
+                        env)
+    stderr = result.stderr[-6000:]
+    assert result.returncode == 0, stderr
+    assert "ERROR: AddressSanitizer" not in result.stderr and "runtime error" not in result.stderr, stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def run_sweep(ctk, path, fake_libcuda, strict_integers=False):
     env = {"CTKGEN_LIBCUDA": fake_libcuda, "CTKGEN_SWEEP_STRICT_INTEGERS": "1" if strict_integers else "0"}
-    result = python(path, f"import runpy, sys; sys.argv = {[SWEEP, ir_json(ctk), 'ctkgen_cuda', fake_libcuda]!r}; "
-                          "runpy.run_path(sys.argv[0], run_name='__main__')", env)
-    assert result.returncode == 0, result.stderr[-4000:]
-    assert "runtime error" not in result.stderr, result.stderr[-4000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = sweep_output([SWEEP, ir_json(ctk), "ctkgen_cuda", fake_libcuda], path, env)
     for kind in ("constructor", "member", "argument"):
         assert out["paths"].get(kind, 0) > 0, out["paths"]
     return out
@@ -66,11 +76,7 @@ def test_the_sweep_is_clean_under_asan_and_ubsan(ctk13, fake_libcuda, monkeypatc
     else:
         # The build test_asan_stress.py makes: no extra build.
         path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "_driver_types", *record_modules(ctk13)])
-    result = sanitized([SWEEP, ir_json(ctk13), "ctkgen_cuda", fake_libcuda], path)
-    stderr = result.stderr[-6000:]
-    assert result.returncode == 0, stderr
-    assert "ERROR: AddressSanitizer" not in result.stderr and "runtime error" not in result.stderr, stderr
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = sweep_output([SWEEP, ir_json(ctk13), "ctkgen_cuda", fake_libcuda], path, sanitize=True)
     assert out["paths"].get("member", 0) > 0 and out["paths"].get("constructor", 0) > 0, out["paths"]
     if full:
         assert out["paths"].get("argument", 0) > 0, out["paths"]
@@ -82,16 +88,8 @@ def run_library_sweep(ctk, path, module, tmp_path, sanitize=False):
     """The sweep over library `module`'s Python module, against a fake of that library."""
     ir = ir_json(ctk, module)
     fake = fake_library(str(tmp_path), ir, f"lib{module}-fake.so")
-    args = [SWEEP, ir, "ctkgen_cuda", fake]
     env = {"CTKGEN_LIBNVRTC": fake, "CTKGEN_SWEEP_MODULE": module, "CTKGEN_SWEEP_STRICT_INTEGERS": "0"}
-    if sanitize:
-        result = sanitized(args, path, env=env)
-    else:
-        result = python(path, f"import runpy, sys; sys.argv = {args!r}; runpy.run_path(sys.argv[0], run_name='__main__')",
-                        env)
-    assert result.returncode == 0, result.stderr[-4000:]
-    assert "ERROR: AddressSanitizer" not in result.stderr and "runtime error" not in result.stderr, result.stderr[-4000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = sweep_output([SWEEP, ir, "ctkgen_cuda", fake], path, env, sanitize)
     # NVRTC has handles and scalars on every CTK, records only from 13.3 on.
     assert out["paths"].get("constructor", 0) > 0 and out["paths"].get("argument", 0) > 0, out["paths"]
     return out

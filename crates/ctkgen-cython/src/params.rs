@@ -490,15 +490,10 @@ fn classify_one(
         }
         Some(Override::KernelParams) => return decided(ParamClass::KernelParams, "override"),
         Some(Override::OutArray { len }) => {
-            // `f()`: a function of the library writes the length through its only parameter, an
-            // integer pointer; anything else leaves the parameter unclassified (an error).
-            if let Some(query) = len.strip_suffix("()") {
-                let function = api.function(query)?;
-                let [param] = function.params.as_slice() else { return None };
-                let (count, _) = pointer_parts(api, &param.ty)?;
-                if !is_integer(api, &count) || is_char {
-                    return None;
-                }
+            // `f()` names a length query; one that is not (or a text buffer) leaves the parameter
+            // unclassified (an error).
+            if len.ends_with("()") && (length_query(api, len).is_none() || is_char) {
+                return None;
             }
             let element = if is_char { ValueKind::CharArray { len: 0 } } else { target };
             return decided(ParamClass::OutArray { element, len: len.clone() }, "override");
@@ -611,6 +606,15 @@ fn element_kind_ok(target: &ValueKind) -> bool {
             | ValueKind::Handle { .. }
             | ValueKind::Record { .. }
     )
+}
+
+/// `f()`: the library's function `f`, which writes an array's length through its only
+/// parameter, an integer pointer; with that integer's type. `None` for any other `len`.
+pub(crate) fn length_query<'a>(api: &'a Api, len: &str) -> Option<(&'a Function, Type)> {
+    let function = api.function(len.strip_suffix("()")?)?;
+    let [param] = function.params.as_slice() else { return None };
+    let (count, _) = pointer_parts(api, &param.ty)?;
+    is_integer(api, &count).then_some((function, count))
 }
 
 /// Whether `ty` is `const char *`: a string.

@@ -35,7 +35,7 @@ pub fn from_cuda_home(dir: &Path, library: &LibraryHeaders) -> Result<HeaderSet,
 
 /// The value of `#define <version_macro> N`, or `None` when the header has no such line.
 /// The value of `#define <macro> <number>` in `header`, if it defines it.
-pub fn read_version_macro(header: &Path, version_macro: &str) -> Result<Option<u32>, HeadersError> {
+pub(crate) fn read_version_macro(header: &Path, version_macro: &str) -> Result<Option<u32>, HeadersError> {
     let bytes = std::fs::read(header).map_err(|source| HeadersError::Read { path: header.to_path_buf(), source })?;
     // Line by line over the bytes: the macro sits near the top, and only lines that start a
     // directive are worth decoding.

@@ -22,7 +22,7 @@ mod wheel;
 
 pub use cache::{fetch, fetch_with, Cache, ExtraHeaderPath, HeaderSet};
 pub use catalogue::{Catalogue, Companion, Release};
-pub use cuda_home::{from_cuda_home, read_version_macro};
+pub use cuda_home::from_cuda_home;
 pub use error::HeadersError;
 pub use libclang::{locate_libclang, locate_libclang_with, LIBCLANG_OLDEST_MAJOR, LIBCLANG_WHEEL_VERSION};
 pub use library::{LibraryError, LibraryFiles};

@@ -324,12 +324,11 @@ pub fn resolve_library_headers(
                 catalogued: None,
                 extra_headers: Vec::new(),
                 stand_ins: Vec::new(),
-                version_macro: None,
+                version_macro: names.version_macro.clone(),
                 per_thread_macros: Default::default(),
             }
         }
     };
-    headers.version_macro = conventions.version_macro.clone();
     headers.per_thread_macros = conventions.per_thread.as_ref().map(|p| p.macros.clone()).unwrap_or_default();
     Ok(headers)
 }

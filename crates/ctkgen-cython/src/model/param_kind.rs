@@ -5,7 +5,7 @@ use ctkgen_ir::{Api, Type};
 use serde::Serialize;
 
 use crate::names::py_ident;
-use crate::params::ParamClass;
+use crate::params::{length_query, ParamClass};
 use crate::typed_values::{Direction, Layout, TypedView};
 use crate::types::{cy_qualified, int_range, IntRange, ValueKind};
 
@@ -519,13 +519,9 @@ pub(super) fn param_view(
         ParamClass::OutArray { element, len } => {
             let len_inout = inout_names.contains(&len.as_str());
             // `f()`: the length is what the library's function `f` writes through its one parameter.
-            let len_query = len.strip_suffix("()").and_then(|query| {
-                let function = api.function(query)?;
-                let [param] = function.params.as_slice() else { return None };
-                Some(LenQuery {
-                    function: query.to_string(),
-                    cy_type: cy_qualified(api, &pointee_of(api, &param.ty), cy_module),
-                })
+            let len_query = length_query(api, &len).map(|(function, count)| LenQuery {
+                function: function.name.clone(),
+                cy_type: cy_qualified(api, &count, cy_module),
             });
             let len = if len_query.is_some() { format!("_q_{}", py_ident(name)) } else { py_ident(&len) };
             match element {
