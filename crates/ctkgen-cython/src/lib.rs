@@ -14,7 +14,7 @@ pub mod params;
 pub mod typed_values;
 pub mod types;
 
-use ctkgen_ir::doc_render::ParsedDocs;
+use ctkgen_ir::doc::ParsedDocs;
 use ctkgen_ir::{Api, LibraryConventions, OutputFile};
 use minijinja::{Environment, UndefinedBehavior};
 use rayon::prelude::*;
@@ -172,17 +172,17 @@ fn chunk_contexts<'c, T: serde::Serialize>(
 
 /// Emits the Python package for `api` under `python/`.
 pub fn emit(api: &Api, options: &CythonOptions) -> Result<Vec<OutputFile>, CythonEmitError> {
-    emit_with_docs(api, options, &ParsedDocs::default())
+    emit_with_docs(api, options, &ParsedDocs::unparsed(&options.conventions.doc_aliases))
 }
 
 /// [`emit`], taking the doc comments' parses from `parsed` where it has them (the pipeline
-/// parses them once for both emitters).
+/// parses each library's comments once, with its doc aliases, for both emitters).
 pub fn emit_with_docs(
     api: &Api,
     options: &CythonOptions,
     parsed: &ParsedDocs,
 ) -> Result<Vec<OutputFile>, CythonEmitError> {
-    emit_package(&[(api, options)], parsed)
+    emit_package(&[(api, options, parsed)])
 }
 
 /// What one library adds to the package-wide files (README, report, package metadata).
@@ -199,11 +199,11 @@ struct LibrarySummary {
 
 /// Refuses libraries that cannot share one package: package-wide options that differ, or two
 /// libraries with one module name.
-fn check_package(libraries: &[(&Api, &CythonOptions)]) -> Result<(), CythonEmitError> {
-    let Some((_, first)) = libraries.first() else { return Ok(()) };
+fn check_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result<(), CythonEmitError> {
+    let Some((_, first, _)) = libraries.first() else { return Ok(()) };
     check_package_name(&first.python_package)?;
     let mut modules = std::collections::BTreeSet::new();
-    for (_, options) in libraries {
+    for (_, options, _) in libraries {
         let same = [
             ("python_package", options.python_package == first.python_package),
             ("command", options.command == first.command),
@@ -225,18 +225,16 @@ fn check_package(libraries: &[(&Api, &CythonOptions)]) -> Result<(), CythonEmitE
 
 /// Emits one Python package under `python/` with a module per library (`<package>.<module>`,
 /// named by each library's conventions) and the shared runtime (`_base`) they all use. The
-/// first library's settings name the package; all must share its package-wide options.
-pub fn emit_package(
-    libraries: &[(&Api, &CythonOptions)],
-    parsed: &ParsedDocs,
-) -> Result<Vec<OutputFile>, CythonEmitError> {
+/// first library's settings name the package; all must share its package-wide options. Each
+/// library comes with its doc comments' parses (its classification and docstrings read them).
+pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result<Vec<OutputFile>, CythonEmitError> {
     check_package(libraries)?;
     let env = environment();
     let mut jobs: Vec<(String, &str, minijinja::Value)> = Vec::new();
     let mut summaries = Vec::new();
     let mut extension_modules = vec!["_base".to_string()];
     let mut first_model = None;
-    for (api, options) in libraries {
+    for (api, options, parsed) in libraries {
         let model = model::build_with_docs(api, options, parsed)?;
         let pkg = format!("python/{}", model.package);
         let base = minijinja::Value::from_serialize(&model);

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ctkgen_ir::doc_render::ParsedDocs;
+use ctkgen_ir::doc::ParsedDocs;
 use ctkgen_ir::{Api, LibraryConventions};
 use serde::Serialize;
 
@@ -162,10 +162,11 @@ pub struct Chunk<T> {
 }
 
 pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitError> {
-    build_with_docs(api, options, &ParsedDocs::default())
+    build_with_docs(api, options, &ParsedDocs::unparsed(&options.conventions.doc_aliases))
 }
 
-/// [`build`], taking the doc comments' parses from `parsed` where it has them.
+/// [`build`], taking the doc comments' parses from `parsed` where it has them: the parameter
+/// classification and the docstrings read the same parse of each comment.
 pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) -> Result<Model, CythonEmitError> {
     let conventions = &options.conventions;
     let result_enum = conventions.result_enum(api);
@@ -224,7 +225,7 @@ pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) 
     let (handles, scalars) = classes::wrappers(api);
     model.handles = handles;
     model.scalars = scalars;
-    let (functions, report, unclassified) = functions::functions(api, options, model.result_class.as_deref());
+    let (functions, report, unclassified) = functions::functions(api, options, model.result_class.as_deref(), parsed);
     if options.strict_params && !unclassified.is_empty() {
         let names = unclassified.iter().map(|u| format!("{}.{} ({})", u.function, u.param, u.c_type)).collect();
         return Err(CythonEmitError::UnclassifiedParams(names));

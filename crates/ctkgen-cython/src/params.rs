@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use ctkgen_ir::doc::{Direction, Doc, ParsedDocs};
 use ctkgen_ir::{Api, Function, Primitive, Type};
 
 use crate::types::{value_kind, ValueKind};
@@ -199,52 +200,17 @@ pub struct Unclassified {
     pub c_type: String,
 }
 
-/// The direction a `\param[...]` command states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    In,
-    Out,
-    InOut,
-}
-
-/// The documentation of one parameter: its `\param` text and stated direction.
+/// The documentation of one parameter: its `\param` text, as plain text, and stated direction.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParamDoc {
     pub text: String,
     pub direction: Option<Direction>,
 }
 
-/// The `\param` entries of a function's doc comment, keyed by parameter name (a leading `*`,
-/// as in `\param *graphId`, dropped), with the direction of `\param[out]` style commands.
-pub fn param_docs(text: &str) -> BTreeMap<String, ParamDoc> {
-    param_docs_of(text, ctkgen_ir::doc::parse(text).params)
-}
-
-/// [`param_docs`] of `text` whose `\param` entries `params` were already parsed.
-fn param_docs_of(text: &str, params: BTreeMap<String, String>) -> BTreeMap<String, ParamDoc> {
-    let mut docs: BTreeMap<String, ParamDoc> = params
-        .into_iter()
-        .map(|(name, text)| (name.trim_start_matches('*').to_string(), ParamDoc { text, direction: None }))
-        .collect();
-    for line in text.lines() {
-        let line = line.trim_start();
-        // `\param[out] x`, or the direction written apart: `\param   [out] x`.
-        let Some(command) = line.strip_prefix("\\param").or_else(|| line.strip_prefix("@param")) else { continue };
-        let Some(command) = command.trim_start().strip_prefix('[') else { continue };
-        let Some((direction, rest)) = command.split_once(']') else { continue };
-        let direction = match direction.replace(' ', "").as_str() {
-            "in" => Direction::In,
-            "out" => Direction::Out,
-            "in,out" | "inout" => Direction::InOut,
-            _ => continue,
-        };
-        if let Some(name) = rest.split_whitespace().next() {
-            if let Some(doc) = docs.get_mut(name.trim_start_matches('*')) {
-                doc.direction = Some(direction);
-            }
-        }
-    }
-    docs
+/// The `\param` entries of a function's parsed doc comment, keyed by parameter name (a later
+/// entry for the same name wins).
+pub fn param_docs(doc: &Doc) -> BTreeMap<String, ParamDoc> {
+    doc.params.iter().map(|p| (p.name.clone(), ParamDoc { text: p.text(), direction: p.direction })).collect()
 }
 
 /// Lowercased `\param` text without an "Optional" lead-in, so phrases can be matched at the start.
@@ -322,10 +288,11 @@ fn doc_says_many(text: &str) -> bool {
         .any(|w| lower.contains(w))
 }
 
-/// Whether the doc body says a value is returned in `\p name` ("returns the handle in \p pool").
+/// Whether the doc body, as plain text, says a value is returned in `\p name` ("returns the
+/// handle in \p pool", which reads "in `pool`").
 fn body_returns_in(body: &str, name: &str) -> bool {
-    let plain = format!("in \\p {name}");
-    let star = format!("in \\p *{name}");
+    let plain = format!("in `{name}`");
+    let star = format!("in `*{name}`");
     body.split(". ").any(|sentence| {
         let lower = sentence.to_lowercase();
         lower.contains("return")
@@ -375,13 +342,15 @@ struct FunctionFacts<'a> {
 }
 
 impl<'a> FunctionFacts<'a> {
-    fn new(api: &Api, function: &'a Function, overrides: &Overrides) -> FunctionFacts<'a> {
-        // One parse gives the parameters' entries and the prose.
+    fn new(api: &Api, function: &'a Function, overrides: &Overrides, parsed: &ParsedDocs) -> FunctionFacts<'a> {
+        // The comment's one parse gives the parameters' entries and the prose; the prose is read
+        // only for a parameter without a `\param` text, so it is written out only then.
         let (docs, body) = match function.doc.as_deref() {
-            Some(d) => {
-                let parts = ctkgen_ir::doc::parse(d);
-                let body = format!("{} {}", parts.brief, parts.body.replace('\n', " "));
-                (param_docs_of(d, parts.params), body)
+            Some(raw) => {
+                let doc = parsed.get(raw);
+                let docs = param_docs(&doc);
+                let undocumented = function.params.iter().any(|p| docs.get(&p.name).is_none_or(|d| d.text.is_empty()));
+                (docs, if undocumented { doc.prose() } else { String::new() })
             }
             None => (BTreeMap::new(), String::new()),
         };
@@ -440,9 +409,15 @@ impl<'a> FunctionFacts<'a> {
     }
 }
 
-/// Classifies every parameter of `function`; `Err` carries the one it cannot decide.
-pub fn classify(api: &Api, function: &Function, overrides: &Overrides) -> Vec<Result<Decision, Unclassified>> {
-    let facts = FunctionFacts::new(api, function, overrides);
+/// Classifies every parameter of `function`, whose doc comment `parsed` holds (or parses);
+/// `Err` carries the one it cannot decide.
+pub fn classify(
+    api: &Api,
+    function: &Function,
+    overrides: &Overrides,
+    parsed: &ParsedDocs,
+) -> Vec<Result<Decision, Unclassified>> {
+    let facts = FunctionFacts::new(api, function, overrides, parsed);
     function
         .params
         .iter()
@@ -731,9 +706,17 @@ mod tests {
         assert!(!doc_says_input_list("Array to store the fabric clique information."));
     }
 
+    fn param_docs_of(text: &str) -> BTreeMap<String, ParamDoc> {
+        param_docs(&Doc::parse(text, &Default::default()))
+    }
+
+    fn entry(text: &str, direction: Option<Direction>) -> ParamDoc {
+        ParamDoc { text: text.into(), direction }
+    }
+
     #[test]
     fn param_docs_with_aligned_names_and_directions() {
-        let docs = param_docs(
+        let docs = param_docs_of(
             "\\brief x\n\n\\param pHandle        - Returned array\n\\param flags - Flags\n  more\n\\param[in,out]   count  Input: size\n\\param *graphId - Pointer\n\n\\return\n",
         );
         assert_eq!(docs["pHandle"].text, "Returned array");
@@ -744,10 +727,69 @@ mod tests {
 
     #[test]
     fn a_direction_written_apart_from_the_command_is_read() {
-        let docs = param_docs("\\param   [in]  prog   Program.\n\\param   [out] sizeRet Size of the output.\n");
+        let docs = param_docs_of("\\param   [in]  prog   Program.\n\\param   [out] sizeRet Size of the output.\n");
         assert_eq!(docs["prog"].direction, Some(Direction::In));
         assert_eq!(docs["sizeRet"].direction, Some(Direction::Out));
         assert_eq!(docs["sizeRet"].text, "Size of the output.");
+    }
+
+    /// Comments shaped like the headers' own give classification the texts and directions the
+    /// line scan it replaces gave.
+    #[test]
+    fn real_shaped_comments_give_the_texts_and_directions_of_before() {
+        let allocate = "\\brief Allocates device memory\n\nAllocates \\p bytesize bytes of linear memory on the \
+            device and returns in\n\\p *dptr a pointer to the allocated memory.\n\n\
+            \\param dptr     - Returned device pointer\n\\param bytesize - Requested allocation size in bytes\n\n\
+            \\return\n::FOO_OK,\n::FOO_ERROR_VALUE\n\\note_errors\n\n\\sa ::fooFree";
+        let docs = param_docs_of(allocate);
+        assert_eq!(docs["dptr"], entry("Returned device pointer", None));
+        assert_eq!(docs["bytesize"], entry("Requested allocation size in bytes", None));
+
+        let query = "\\brief Returns the nodes\n\n\\param hGraph   - Graph to query\n\
+            \\param nodes    - Pointer to return the nodes\n\\param numNodes - See description\n\n\\return\n::FOO_OK";
+        let docs = param_docs_of(query);
+        assert_eq!(docs["nodes"], entry("Pointer to return the nodes", None));
+        assert_eq!(docs["numNodes"], entry("See description", None));
+
+        let compile = "\\ingroup compilation\n\n\\brief Compiles the given program.\n\n\
+            \\param   [in] prog       Program.\n\\param   [in] numOptions Number of compiler options passed.\n\
+            \\param   [in] options    Compiler options in the form of C string array.\n\
+            \\param   [out] logSizeRet Size of the compilation log\n                        (including the trailing NUL).\n\
+            \\return\n  - \\link #RESULT RESULT_OK \\endlink";
+        let docs = param_docs_of(compile);
+        assert_eq!(docs["prog"], entry("Program.", Some(Direction::In)));
+        assert_eq!(docs["options"], entry("Compiler options in the form of C string array.", Some(Direction::In)));
+        assert_eq!(
+            docs["logSizeRet"],
+            entry("Size of the compilation log (including the trailing NUL).", Some(Direction::Out))
+        );
+
+        let streams = "Gets the flags.\n\n\\param[in] hStream - Handle to the stream\n\
+            \\param[out] flags - Pointer to an unsigned integer in which the stream's flags are returned\n\
+            \\param[in,out] count - Size of the array on input, entries written on output\n\n\\return\n::FOO_OK\n";
+        let docs = param_docs_of(streams);
+        assert_eq!(docs["hStream"], entry("Handle to the stream", Some(Direction::In)));
+        assert_eq!(
+            docs["flags"],
+            entry("Pointer to an unsigned integer in which the stream's flags are returned", Some(Direction::Out))
+        );
+        assert_eq!(
+            docs["count"],
+            entry("Size of the array on input, entries written on output", Some(Direction::InOut))
+        );
+        assert_eq!(docs.len(), 3);
+    }
+
+    #[test]
+    fn the_prose_names_an_output_as_before() {
+        let doc = Doc::parse(
+            "\\brief Creates a pool\n\nCreates a pool and returns the handle in \\p pool.\nThe \\p poolProps\n\
+             say how.\n\n\\param poolProps - Properties\n",
+            &Default::default(),
+        );
+        let prose = doc.prose();
+        assert!(body_returns_in(&prose, "pool"));
+        assert!(!body_returns_in(&prose, "poolProps"));
     }
 
     #[test]
@@ -760,9 +802,9 @@ mod tests {
 
     #[test]
     fn body_sentence_names_the_output() {
-        assert!(body_returns_in("Creates a pool and returns the handle in \\p pool. The \\p poolProps", "pool"));
-        assert!(!body_returns_in("Creates a pool and returns the handle in \\p pool. The \\p poolProps", "poolProps"));
-        assert!(body_returns_in("Returns the id of \\p hGraphExec in \\p *graphId.", "graphId"));
+        assert!(body_returns_in("Creates a pool and returns the handle in `pool`. The `poolProps`", "pool"));
+        assert!(!body_returns_in("Creates a pool and returns the handle in `pool`. The `poolProps`", "poolProps"));
+        assert!(body_returns_in("Returns the id of `hGraphExec` in `*graphId`.", "graphId"));
     }
 
     #[test]

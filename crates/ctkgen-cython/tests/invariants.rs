@@ -1,6 +1,7 @@
 //! The generator's invariant: no name of a bound library is written in the parser, the headers
-//! crate, the pipeline, the emitters or the templates, and no alignment number in the emitters or
-//! the templates; names come from the IR or from each library's description as data.
+//! crate, the doc-comment parser and renderers, the pipeline, the emitters or the templates, and
+//! no alignment number in the emitters or the templates; names come from the IR or from each
+//! library's description as data (its doc aliases included).
 //!
 //! The names checked are every declaration of each bound library in a real CTK (its ABI summary
 //! under `tests/abi/<library>/`), every string of every library's description
@@ -14,11 +15,13 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The folders the name check covers: the parser, the headers crate, the pipeline, the emitters'
-/// Rust source, the runtime source the Rust emitter emits as written, and the templates crate.
-const NAME_FREE: [&str; 7] = [
+/// The folders the name check covers: the parser, the headers crate, the doc-comment parser and
+/// renderers, the pipeline, the emitters' Rust source, the runtime source the Rust emitter emits
+/// as written, and the templates crate.
+const NAME_FREE: [&str; 8] = [
     "crates/ctkgen-clang/src",
     "crates/ctkgen-headers/src",
+    "crates/ctkgen-ir/src/doc",
     "crates/ctkgen/src",
     "crates/ctkgen-cython/src",
     "crates/ctkgen-rust/src",
@@ -202,5 +205,8 @@ fn the_check_recognises_library_names() {
     assert_eq!(hits("read \"nvrtc.h\""), ["nvrtc.h"]);
     assert_eq!(hits("from . cimport cynvrtc"), ["cynvrtc"]);
     assert!(hits("nvrtc as a word; a cursor").is_empty());
+    // A doc alias of a description, and the sentence it stands for.
+    assert!(hits("\\notefnerr").contains(&"notefnerr".to_string()));
+    assert!(hits("Graph objects are not thread-safe.").contains(&"Graph objects are not thread-safe.".to_string()));
     assert!(hits("the CUDA version; current cursor; uint64_t size_t CTKGEN_X").is_empty());
 }

@@ -4,13 +4,16 @@
 //!
 //! `rst` renders the way the Python package's docstrings do (references to `PACKAGE.name`,
 //! default `cuda.bindings.driver`), `markdown` the way the Rust crate does, `raw` prints the
-//! Doxygen text unchanged (a negative control for checkers). The render time goes to stderr.
+//! Doxygen text unchanged (a negative control for checkers). Comments are parsed with the doc
+//! aliases of the library under `headers/libraries/` whose main header the model was read from.
+//! The render time goes to stderr.
 
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ctkgen_ir::doc_render::{doc_comments, referable_names, split_member, Doc};
-use ctkgen_ir::Api;
+use ctkgen_ir::doc::{doc_comments, referable_names, split_member, Doc, DocAliases};
+use ctkgen_ir::{Api, LibraryConventions};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,13 +27,17 @@ fn main() {
     // Looked up for every reference, as the emitters' hash maps are.
     let names: HashSet<String> = referable_names(&api).into_iter().collect();
     let docs = doc_comments(&api);
+    let aliases = doc_aliases(&api);
     let start = Instant::now();
     let rendered: Vec<serde_json::Value> = docs
         .iter()
         .map(|(item, doc)| {
             let text = match format.as_str() {
-                "rst" => Doc::parse(doc).to_rst(&|name| python_target(&names, package, name), &|name| name.to_string()),
-                "markdown" => Doc::parse(doc).to_markdown(&|name| names.contains(name).then(|| name.to_string())),
+                "rst" => Doc::parse(doc, &aliases)
+                    .to_rst(&|name| python_target(&names, package, name), &|name| name.to_string()),
+                "markdown" => {
+                    Doc::parse(doc, &aliases).to_markdown(&|name| names.contains(name).then(|| name.to_string()))
+                }
                 "raw" => doc.to_string(),
                 other => panic!("unknown format {other}"),
             };
@@ -47,4 +54,24 @@ fn python_target(names: &HashSet<String>, package: &str, name: &str) -> Option<S
         None => names.contains(name).then(|| [package, ".", name].concat()),
         Some((head, _)) => names.contains(head).then(|| [package, ".", &name.replace("::", ".")].concat()),
     }
+}
+
+/// The doc aliases of the described library whose main header `api` was read from (none when no
+/// description names it).
+fn doc_aliases(api: &Api) -> DocAliases {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries");
+    let mut descriptions: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".toml") && n.matches('.').count() == 1)
+        })
+        .collect();
+    descriptions.sort();
+    descriptions
+        .iter()
+        .map(|p| toml::from_str::<LibraryConventions>(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .find(|c| c.header == api.provenance.header)
+        .map(|c| c.doc_aliases)
+        .unwrap_or_default()
 }

@@ -69,6 +69,10 @@ pub struct LibraryConventions {
     pub search: LibrarySearch,
     /// What the Python bindings add: names their users see.
     pub python: PythonConventions,
+    /// The library's doc alias commands: `\name` in its comments stands for this sentence,
+    /// which the bindings' documentation shows as a note. Any other unknown command is dropped.
+    #[serde(default)]
+    pub doc_aliases: crate::doc::DocAliases,
 }
 
 /// A wheel that carries some of a library's headers.
@@ -228,6 +232,7 @@ impl LibraryConventions {
         names.extend(self.wheels.iter().map(|w| w.package.as_str()));
         names.extend(self.search.wheel_dirs.values().map(String::as_str));
         names.extend(extra.map(String::as_str));
+        names.extend(self.doc_aliases.iter().flat_map(|(name, sentence)| [name.as_str(), sentence.as_str()]));
         names
     }
 

@@ -24,7 +24,6 @@
 pub mod abi;
 pub mod conventions;
 pub mod doc;
-pub mod doc_render;
 pub mod layout;
 
 use serde::{Deserialize, Serialize};

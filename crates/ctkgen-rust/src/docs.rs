@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ctkgen_ir::doc_render::{split_member, ParsedDocs};
+use ctkgen_ir::doc::{split_member, ParsedDocs};
 use ctkgen_ir::Type;
 use rayon::prelude::*;
 

@@ -30,7 +30,7 @@ mod print_runtime;
 mod syntax;
 mod types;
 
-use ctkgen_ir::doc_render::ParsedDocs;
+use ctkgen_ir::doc::ParsedDocs;
 use ctkgen_ir::{Api, OutputFile};
 
 pub use conventions::LibraryConventions;
@@ -116,11 +116,11 @@ pub fn emit(
     options: &RustOptions,
     conventions: &LibraryConventions,
 ) -> Result<Vec<OutputFile>, RustEmitError> {
-    emit_with_docs(api, options, conventions, &ParsedDocs::default())
+    emit_with_docs(api, options, conventions, &ParsedDocs::unparsed(&conventions.doc_aliases))
 }
 
 /// [`emit`], taking the doc comments' parses from `parsed` where it has them (the pipeline
-/// parses them once for both emitters).
+/// parses each library's comments once, with its doc aliases, for both emitters).
 pub fn emit_with_docs(
     api: &Api,
     options: &RustOptions,

@@ -1,7 +1,7 @@
 //! The pass: every decision about the generated crate, taken once over the model. Printers read
 //! a [`Plan`] and never look at the model to decide anything.
 
-use ctkgen_ir::doc_render::ParsedDocs;
+use ctkgen_ir::doc::ParsedDocs;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ctkgen_ir::{Api, ConstantValue, Enum, Function, Primitive, Record, RecordKind, Type, Typedef};

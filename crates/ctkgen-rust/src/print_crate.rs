@@ -1,7 +1,7 @@
 //! Assembles the generated package: `Cargo.toml`, `src/lib.rs`, `tests/layout.rs` and
 //! `examples/library_info.rs`, each formatted in process and headed by the generating command.
 
-use ctkgen_ir::doc_render::ParsedDocs;
+use ctkgen_ir::doc::ParsedDocs;
 use ctkgen_ir::{Api, OutputFile};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;

@@ -526,21 +526,29 @@ pub struct BoundLibrary<'a> {
 /// header files travel with the Python package so it builds against exactly these headers.
 pub fn emit(libraries: &[BoundLibrary<'_>], options: &GenerateOptions) -> Result<Vec<OutputFile>, PipelineError> {
     use rayon::prelude::*;
-    // Both emitters render the same doc comments: parse each once, on every thread.
-    let parsed = if options.languages == Languages::All {
-        let comments: Vec<_> = libraries.iter().flat_map(|l| ctkgen_ir::doc_render::doc_comments(l.api)).collect();
-        ctkgen_ir::doc_render::ParsedDocs::new(
-            // Small pieces: the long comments (functions') come first, and halves would leave them
-            // on one thread.
-            comments
-                .par_iter()
-                .with_max_len(16)
-                .map(|&(_, raw)| (raw, ctkgen_ir::doc_render::Doc::parse(raw)))
-                .collect::<Vec<_>>(),
-        )
-    } else {
-        ctkgen_ir::doc_render::ParsedDocs::default()
-    };
+    // Each comment is parsed once, with its library's doc aliases, on every thread: the Cython
+    // classification and both renderers read that parse. The Rust emitter alone reads each
+    // comment once anyway, and parses it as it renders.
+    let parsed: Vec<ctkgen_ir::doc::ParsedDocs> = libraries
+        .iter()
+        .map(|l| {
+            let aliases = &l.library.conventions.doc_aliases;
+            if !options.languages.cython() {
+                return ctkgen_ir::doc::ParsedDocs::unparsed(aliases);
+            }
+            let comments = ctkgen_ir::doc::doc_comments(l.api);
+            ctkgen_ir::doc::ParsedDocs::new(
+                aliases,
+                // Small pieces: the long comments (functions') come first, and halves would leave
+                // them on one thread.
+                comments
+                    .par_iter()
+                    .with_max_len(16)
+                    .map(|&(_, raw)| (raw, ctkgen_ir::doc::Doc::parse(raw, aliases)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
     // The two emitters are independent: run them side by side.
     let (cython, rust) = rayon::join(
         || if options.languages.cython() { emit_cython(libraries, options, &parsed) } else { Ok(Vec::new()) },
@@ -548,8 +556,11 @@ pub fn emit(libraries: &[BoundLibrary<'_>], options: &GenerateOptions) -> Result
             if !options.languages.rust() {
                 return Ok(Vec::new());
             }
-            let crates: Vec<Vec<OutputFile>> =
-                libraries.par_iter().map(|l| emit_rust(l, options, &parsed)).collect::<Result<_, PipelineError>>()?;
+            let crates: Vec<Vec<OutputFile>> = libraries
+                .par_iter()
+                .zip(&parsed)
+                .map(|(l, parsed)| emit_rust(l, options, parsed))
+                .collect::<Result<_, PipelineError>>()?;
             Ok::<_, PipelineError>(crates.into_iter().flatten().collect())
         },
     );
@@ -591,7 +602,7 @@ fn package_headers(libraries: &[BoundLibrary<'_>]) -> Result<Vec<OutputFile>, Pi
 fn emit_cython(
     libraries: &[BoundLibrary<'_>],
     options: &GenerateOptions,
-    parsed: &ctkgen_ir::doc_render::ParsedDocs,
+    parsed: &[ctkgen_ir::doc::ParsedDocs],
 ) -> Result<Vec<OutputFile>, PipelineError> {
     let per_library: Vec<ctkgen_cython::CythonOptions> = libraries
         .iter()
@@ -603,15 +614,15 @@ fn emit_cython(
             ..ctkgen_cython::CythonOptions::new(l.library.conventions.clone(), l.library.cython_params.clone())
         })
         .collect();
-    let parts: Vec<(&Api, &ctkgen_cython::CythonOptions)> =
-        libraries.iter().zip(&per_library).map(|(l, o)| (l.api, o)).collect();
-    Ok(ctkgen_cython::emit_package(&parts, parsed)?)
+    let parts: Vec<(&Api, &ctkgen_cython::CythonOptions, &ctkgen_ir::doc::ParsedDocs)> =
+        libraries.iter().zip(&per_library).zip(parsed).map(|((l, o), p)| (l.api, o, p)).collect();
+    Ok(ctkgen_cython::emit_package(&parts)?)
 }
 
 fn emit_rust(
     library: &BoundLibrary<'_>,
     options: &GenerateOptions,
-    parsed: &ctkgen_ir::doc_render::ParsedDocs,
+    parsed: &ctkgen_ir::doc::ParsedDocs,
 ) -> Result<Vec<OutputFile>, PipelineError> {
     let conventions = &library.library.conventions;
     let rust = ctkgen_rust::RustOptions::for_api(library.api, options.command.clone());

@@ -3,7 +3,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use ctkgen_ir::doc_render::{split_member, ParsedDocs};
+use ctkgen_ir::doc::{split_member, ParsedDocs};
 
 use super::Model;
 use crate::names::{docstring, py_ident};

@@ -1,5 +1,6 @@
 //! The Python entry points: which functions are wrapped and how each parameter is passed.
 
+use ctkgen_ir::doc::ParsedDocs;
 use ctkgen_ir::{Api, Type};
 use serde::Serialize;
 
@@ -45,11 +46,13 @@ pub struct FunctionView {
 }
 
 /// The wrapped functions (those returning the status type, or a string), the classification
-/// report and the parameters the classification could not decide.
+/// report and the parameters the classification could not decide; `parsed` holds the parses of
+/// their doc comments.
 pub(super) fn functions(
     api: &Api,
     options: &CythonOptions,
     result_class: Option<&str>,
+    parsed: &ParsedDocs,
 ) -> (Vec<FunctionView>, Vec<String>, Vec<Unclassified>) {
     let result_type = &options.conventions.result_type;
     let cy_module = options.conventions.python.cython_module.as_str();
@@ -67,7 +70,7 @@ pub(super) fn functions(
             ));
             continue;
         }
-        let decisions = classify(api, function, &options.overrides);
+        let decisions = classify(api, function, &options.overrides, parsed);
         let mut classes = Vec::new();
         for (param, decision) in function.params.iter().zip(decisions) {
             let (class, reason) = match decision {

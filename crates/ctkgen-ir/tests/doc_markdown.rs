@@ -2,13 +2,14 @@
 //! CommonMark parser (the options rustdoc enables): code blocks are fenced as C, no Doxygen
 //! command, raw `::name` reference or HTML tag other than `<br>` is left, URLs are links, and
 //! every intra-doc link names an item the resolver knows. The models are the IR files in
-//! `CTKGEN_IR_DIR` (set by `cargo xtask test`), else `target/ctkgen/ir-for-tests` when present.
+//! `CTKGEN_IR_DIR` (set by `cargo xtask test`), else `target/ctkgen/ir-for-tests` when present;
+//! their comments are parsed with the doc aliases of the library each describes.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use ctkgen_ir::doc_render::{doc_comments, referable_names, Doc};
-use ctkgen_ir::Api;
+use ctkgen_ir::doc::{doc_comments, referable_names, Doc, DocAliases};
+use ctkgen_ir::{Api, LibraryConventions};
 use pulldown_cmark::{BrokenLink, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 fn ir_files() -> Vec<PathBuf> {
@@ -24,6 +25,26 @@ fn ir_files() -> Vec<PathBuf> {
         eprintln!("no IR files in {}: run `cargo xtask test` or set CTKGEN_IR_DIR", dir.display());
     }
     files
+}
+
+/// The doc aliases of the described library whose main header `api` was read from (none when
+/// no description under `headers/libraries/` names it), as the pipeline parses with them.
+fn doc_aliases(api: &Api) -> DocAliases {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries");
+    let mut descriptions: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".toml") && n.matches('.').count() == 1)
+        })
+        .collect();
+    descriptions.sort();
+    descriptions
+        .iter()
+        .map(|p| toml::from_str::<LibraryConventions>(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .find(|c| c.header == api.provenance.header)
+        .map(|c| c.doc_aliases)
+        .unwrap_or_default()
 }
 
 fn rustdoc_options() -> Options {
@@ -106,9 +127,10 @@ fn every_doc_comment_renders_to_clean_markdown() {
         let names = referable_names(&api);
         let resolve = resolver(&names);
         let docs = doc_comments(&api);
+        let aliases = doc_aliases(&api);
         let mut failures = Vec::new();
         for (item, doc) in &docs {
-            let markdown = Doc::parse(doc).to_markdown(&resolve);
+            let markdown = Doc::parse(doc, &aliases).to_markdown(&resolve);
             let problems = markdown_problems(&markdown, &names);
             if !problems.is_empty() {
                 failures.push(format!("{item}: {}", problems.join("; ")));
@@ -134,7 +156,7 @@ fn raw_doxygen_fails_the_markdown_checks() {
     for expected in ["Doxygen command", "raw reference", "HTML", "bare URL", "indented code block", "broken link"] {
         assert!(problems.iter().any(|p| p.contains(expected)), "{expected} not found in {problems:?}");
     }
-    assert!(markdown_problems(&Doc::parse(raw).to_markdown(&resolver(&names)), &names).is_empty());
+    assert!(markdown_problems(&Doc::parse(raw, &DocAliases::new()).to_markdown(&resolver(&names)), &names).is_empty());
     for path in ir_files().into_iter().take(1) {
         let api = Api::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let names = referable_names(&api);
