@@ -26,6 +26,7 @@ pub mod conventions;
 pub mod doc;
 pub mod doc_render;
 pub mod layout;
+pub mod shared;
 
 use serde::{Deserialize, Serialize};
 
