@@ -833,8 +833,27 @@ pub fn parse_alignment_tokens(tokens: &[String]) -> Option<(AlignmentSpelling, u
         // `__attribute__((aligned))` asks for the target's largest useful alignment.
         return (spelling == AlignmentSpelling::GnuAligned).then_some((spelling, 16));
     }
-    let value = parse_integer(tokens.get(position + 2)?)?;
-    (tokens.get(position + 3).map(String::as_str) == Some(")")).then_some((spelling, value))
+    // The argument runs to the matching parenthesis: a literal, or an expression such as
+    // `2*sizeof(long int)`.
+    let mut depth = 0usize;
+    let argument_end = tokens[position + 1..].iter().position(|t| match t.as_str() {
+        "(" => {
+            depth += 1;
+            false
+        }
+        ")" => {
+            depth -= 1;
+            depth == 0
+        }
+        _ => false,
+    })? + position
+        + 1;
+    let argument = &tokens[position + 2..argument_end];
+    let value = match argument {
+        [literal] => parse_integer(literal)?,
+        _ => crate::macros::integer_expression(argument)?,
+    };
+    Some((spelling, value))
 }
 
 pub fn parse_integer(token: &str) -> Option<u64> {
@@ -940,7 +959,31 @@ pub fn canonical(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::clean_comment;
+    use super::{clean_comment, parse_alignment_tokens};
+    use ctkgen_ir::AlignmentSpelling;
+
+    fn tokens(text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn alignment_values_are_literals_or_constant_expressions_with_sizeof() {
+        let value = |text: &str| parse_alignment_tokens(&tokens(text));
+        assert_eq!(value("alignas ( 64 )"), Some((AlignmentSpelling::Alignas, 64)));
+        assert_eq!(value("__attribute__ ( ( aligned ( 0x80 ) ) )"), Some((AlignmentSpelling::GnuAligned, 128)));
+        assert_eq!(
+            value("__attribute__ ( ( aligned ( 2 * sizeof ( long int ) ) ) ) long2 {"),
+            Some((AlignmentSpelling::GnuAligned, 16))
+        );
+        assert_eq!(value("aligned ( 2 * sizeof ( unsigned long int ) )"), Some((AlignmentSpelling::GnuAligned, 16)));
+        assert_eq!(value("_Alignas ( ( 4 ) << 2 )"), Some((AlignmentSpelling::CAlignas, 16)));
+        assert_eq!(value("aligned ( sizeof ( void * ) )"), Some((AlignmentSpelling::GnuAligned, 8)));
+        assert_eq!(value("aligned ( _Alignof ( double ) * 4 )"), Some((AlignmentSpelling::GnuAligned, 32)));
+        // A typedef's size is not known here, nor is a value below zero an alignment.
+        assert_eq!(value("aligned ( sizeof ( my_t ) )"), None);
+        assert_eq!(value("aligned ( 1 - 2 )"), None);
+        assert_eq!(value("aligned ( 16"), None);
+    }
 
     fn clean(raw: &str) -> Option<String> {
         clean_comment(Some(raw.to_string()))
