@@ -277,12 +277,19 @@ fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir
         .prefix(".staging-")
         .tempdir_in(ctk_dir)
         .map_err(|source| unwritable(ctk_dir, source))?;
+    // A header may sit in a subfolder (`crt/host_defines.h`), as its includers name it.
+    let make_parent = |path: &Path| match path.parent() {
+        Some(parent) => fs::create_dir_all(parent).map_err(|source| unwritable(parent, source)),
+        None => Ok(()),
+    };
     for (name, bytes) in &checked {
         let staged = staging.path().join(name);
+        make_parent(&staged)?;
         write_synced(&staged, bytes).map_err(|source| unwritable(&staged, source))?;
     }
     for (name, _) in &checked {
         let target = include_dir.join(name);
+        make_parent(&target)?;
         fs::rename(staging.path().join(name), &target).map_err(|source| unwritable(&target, source))?;
     }
     drop(downloads);
