@@ -99,6 +99,14 @@ pub struct Builder<'tu> {
     /// The mode whose declarations become the model. Other modes only need layouts, so they
     /// skip functions, macros and comments.
     primary: bool,
+    /// How the typedef headers name entry points' signatures; without it they are not read.
+    entry_points: Option<EntryPointTypedefs>,
+}
+
+/// The form of the typedef headers' names and the suffixes that mark a per-thread variant.
+pub struct EntryPointTypedefs {
+    pub form: ir::EntryPointTypedef,
+    pub per_thread_suffixes: Vec<String>,
 }
 
 /// A macro's parameters (`None` when object-like) and body tokens.
@@ -115,6 +123,7 @@ impl<'tu> Builder<'tu> {
         typedef_headers: &[&Path],
         system_dir: &Path,
         primary: bool,
+        entry_points: Option<EntryPointTypedefs>,
     ) -> Builder<'tu> {
         Builder {
             tu,
@@ -133,6 +142,7 @@ impl<'tu> Builder<'tu> {
             macro_cursors: Vec::new(),
             macro_table: std::cell::OnceCell::new(),
             primary,
+            entry_points,
         }
     }
 
@@ -229,7 +239,7 @@ impl<'tu> Builder<'tu> {
                     typedefs.entry(def.name.clone()).or_insert(def);
                 }
                 (CXCursor_TypedefDecl, Origin::Typedefs) if self.primary => {
-                    if let Some((name, version, per_thread)) = pfn_version(&cursor.spelling()) {
+                    if let Some((name, version, per_thread)) = self.entry_point_version(&cursor.spelling()) {
                         let signature = strip_sugar(cursor.typedef_underlying()).pointee();
                         let params = signature.arg_types().iter().map(|t| t.canonical().spelling()).collect();
                         pfn_versions.push(PfnVersion { name, version, per_thread, params });
@@ -452,6 +462,13 @@ impl<'tu> Builder<'tu> {
                 what: format!("an alignment attribute whose value is not an integer ({})", candidates[0].join(" ")),
             }
         })
+    }
+
+    /// The function, version and per-thread flag an entry-point typedef's name gives.
+    fn entry_point_version(&self, typedef: &str) -> Option<(String, u32, bool)> {
+        let entry_points = self.entry_points.as_ref()?;
+        let suffixes: Vec<&str> = entry_points.per_thread_suffixes.iter().map(String::as_str).collect();
+        entry_points.form.read(typedef, &suffixes)
     }
 
     /// Whether C gives the record or enum no tag. libclang calls `typedef struct {..} X;` named
@@ -865,18 +882,6 @@ pub fn parse_integer(token: &str) -> Option<u64> {
     } else {
         digits.parse().ok()
     }
-}
-
-/// `PFN_fooCreate_v12050` -> ("fooCreate", 12050, false); a per-thread suffix sets the flag.
-fn pfn_version(name: &str) -> Option<(String, u32, bool)> {
-    let rest = name.strip_prefix("PFN_")?;
-    let (rest, per_thread) = match rest.strip_suffix("_ptds").or_else(|| rest.strip_suffix("_ptsz")) {
-        Some(r) => (r, true),
-        None => (rest, false),
-    };
-    let (base, version) = rest.rsplit_once("_v")?;
-    let version: u32 = version.parse().ok()?;
-    Some((base.to_string(), version, per_thread))
 }
 
 /// Strips comment markers from a Doxygen comment; `None` for an empty one. Blank lines before

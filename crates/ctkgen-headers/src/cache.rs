@@ -59,6 +59,8 @@ pub struct HeaderSet {
     /// variants with their suffixes: set by the caller from the library's description.
     pub version_macro: Option<String>,
     pub per_thread_macros: BTreeMap<String, String>,
+    /// How the typedef headers name entry points' signatures (`PFN_{name}_v{version}`).
+    pub entry_point_typedef: Option<String>,
 }
 
 /// A further header of a [`HeaderSet`], with its typedef header and what it needs included first.
@@ -314,6 +316,7 @@ fn header_set(include_dir: &Path, release: &Release, library: &LibraryHeaders) -
         stand_ins: Vec::new(),
         version_macro: library.version_macro.clone(),
         per_thread_macros: BTreeMap::new(),
+        entry_point_typedef: None,
     })
 }
 

@@ -31,7 +31,8 @@ pub mod shared;
 use serde::{Deserialize, Serialize};
 
 pub use conventions::{
-    ExtraHeader, LibraryConventions, LibrarySearch, PerThread, ProcAddress, PythonConventions, WheelSource,
+    EntryPointTypedef, ExtraHeader, LibraryConventions, LibrarySearch, PerThread, ProcAddress, PythonConventions,
+    WheelSource,
 };
 
 /// Bumped whenever the JSON form changes shape.

@@ -337,10 +337,12 @@ pub fn resolve_library_headers(
                 stand_ins: Vec::new(),
                 version_macro: names.version_macro.clone(),
                 per_thread_macros: Default::default(),
+                entry_point_typedef: None,
             }
         }
     };
     headers.per_thread_macros = conventions.per_thread.as_ref().map(|p| p.macros.clone()).unwrap_or_default();
+    headers.entry_point_typedef = conventions.entry_point_typedef.clone();
     Ok(headers)
 }
 
@@ -481,6 +483,7 @@ pub fn parse_options(
     parse.ctk = headers.ctk.clone();
     parse.version_macro = headers.version_macro.clone();
     parse.per_thread_macros = headers.per_thread_macros.clone();
+    parse.entry_point_typedef = headers.entry_point_typedef.clone();
     Ok(parse)
 }
 
