@@ -29,6 +29,7 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
         if args.libraries.len() > 1 {
             bail!("--header reads one library's header; give at most one --library");
         }
+        libraries.retain(|library| args.libraries.is_empty() || args.libraries.contains(&library.name));
         libraries.truncate(1);
     }
     let sources: Vec<HeaderSource> = if args.all {

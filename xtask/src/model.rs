@@ -12,7 +12,12 @@ use crate::args::{DiffArgs, DiffFormat, IrArgs, IrFormat, OracleArgs};
 /// The library `--library` names, or the first described one.
 pub fn library_arg(ws: &Workspace, name: Option<&str>) -> Result<Library> {
     Ok(match name {
-        Some(name) => ws.chosen_libraries(&[name.to_string()])?.remove(0),
+        // The choice brings the libraries it depends on: take the one named.
+        Some(name) => ws
+            .chosen_libraries(&[name.to_string()])?
+            .into_iter()
+            .find(|library| library.name == name)
+            .with_context(|| format!("no library named {name}"))?,
         None => ws.primary_library()?,
     })
 }

@@ -19,8 +19,17 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
     let mut failed = Vec::new();
     let libraries = ws.libraries()?;
     let mut built = 0;
-    for (ctk, library) in releases.iter().flat_map(|ctk| libraries.iter().map(move |library| (ctk, library))) {
-        let (headers, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default(), library)?;
+    for ctk in &releases {
+        // Every library of the CTK at once: a crate is built beside the crates it depends on.
+        let read: Vec<_> = libraries
+            .iter()
+            .map(|library| read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default(), library))
+            .collect::<Result<_>>()?;
+        let bound: Vec<ctkgen::BoundLibrary> = libraries
+            .iter()
+            .zip(&read)
+            .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
+            .collect();
         let options = ctkgen::GenerateOptions {
             languages: Languages::Rust,
             python_package: String::new(),
@@ -29,31 +38,37 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
             command: format!("cargo xtask generate --ctk {ctk}"),
         };
         let out = ws.default_output(ctk);
-        let files = ctkgen::emit(&[ctkgen::BoundLibrary { library, headers: &headers, api: &api }], &options)?;
-        // Only this library's crate folder is this command's.
-        let crate_dir = format!("rust/{}/", library.conventions.rust_crate);
-        let rust: Vec<OutputFile> = files
-            .into_iter()
-            .filter_map(|f| {
-                f.path.strip_prefix(&crate_dir).map(|p| OutputFile { path: p.to_string(), contents: f.contents })
-            })
-            .collect();
-        let dir = out.join(&crate_dir);
-        ctkgen::write_tree(&dir, &rust, Ownership::Manifest { command: &options.command })?;
-        built += 1;
-        let ctk = format!("{ctk} {}", library.conventions.rust_crate);
-        for step in ["build", "test"] {
-            println!("==> {ctk}: cargo {step}");
-            let status = std::process::Command::new(&cargo)
-                .args([step, "--quiet", "--manifest-path"])
-                .arg(dir.join("Cargo.toml"))
-                .arg("--target-dir")
-                .arg(&target_dir)
-                .status()
-                .with_context(|| format!("cannot run cargo {step}"))?;
-            if !status.success() {
-                failed.push(format!("{ctk} ({step})"));
-                break;
+        let files = ctkgen::emit(&bound, &options)?;
+        for library in &libraries {
+            // Only this library's crate folder is this command's.
+            let crate_dir = format!("rust/{}/", library.conventions.rust_crate);
+            let rust: Vec<OutputFile> = files
+                .iter()
+                .filter_map(|f| {
+                    f.path
+                        .strip_prefix(&crate_dir)
+                        .map(|p| OutputFile { path: p.to_string(), contents: f.contents.clone() })
+                })
+                .collect();
+            ctkgen::write_tree(&out.join(&crate_dir), &rust, Ownership::Manifest { command: &options.command })?;
+        }
+        for library in &libraries {
+            let dir = out.join(format!("rust/{}/", library.conventions.rust_crate));
+            built += 1;
+            let ctk = format!("{ctk} {}", library.conventions.rust_crate);
+            for step in ["build", "test"] {
+                println!("==> {ctk}: cargo {step}");
+                let status = std::process::Command::new(&cargo)
+                    .args([step, "--quiet", "--manifest-path"])
+                    .arg(dir.join("Cargo.toml"))
+                    .arg("--target-dir")
+                    .arg(&target_dir)
+                    .status()
+                    .with_context(|| format!("cannot run cargo {step}"))?;
+                if !status.success() {
+                    failed.push(format!("{ctk} ({step})"));
+                    break;
+                }
             }
         }
     }

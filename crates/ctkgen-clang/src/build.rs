@@ -99,6 +99,14 @@ pub struct Builder<'tu> {
     /// The mode whose declarations become the model. Other modes only need layouts, so they
     /// skip functions, macros and comments.
     primary: bool,
+    /// How the typedef headers name entry points' signatures; without it they are not read.
+    entry_points: Option<EntryPointTypedefs>,
+}
+
+/// The form of the typedef headers' names and the suffixes that mark a per-thread variant.
+pub struct EntryPointTypedefs {
+    pub form: ir::EntryPointTypedef,
+    pub per_thread_suffixes: Vec<String>,
 }
 
 /// A macro's parameters (`None` when object-like) and body tokens.
@@ -115,6 +123,7 @@ impl<'tu> Builder<'tu> {
         typedef_headers: &[&Path],
         system_dir: &Path,
         primary: bool,
+        entry_points: Option<EntryPointTypedefs>,
     ) -> Builder<'tu> {
         Builder {
             tu,
@@ -133,6 +142,7 @@ impl<'tu> Builder<'tu> {
             macro_cursors: Vec::new(),
             macro_table: std::cell::OnceCell::new(),
             primary,
+            entry_points,
         }
     }
 
@@ -229,7 +239,7 @@ impl<'tu> Builder<'tu> {
                     typedefs.entry(def.name.clone()).or_insert(def);
                 }
                 (CXCursor_TypedefDecl, Origin::Typedefs) if self.primary => {
-                    if let Some((name, version, per_thread)) = pfn_version(&cursor.spelling()) {
+                    if let Some((name, version, per_thread)) = self.entry_point_version(&cursor.spelling()) {
                         let signature = strip_sugar(cursor.typedef_underlying()).pointee();
                         let params = signature.arg_types().iter().map(|t| t.canonical().spelling()).collect();
                         pfn_versions.push(PfnVersion { name, version, per_thread, params });
@@ -452,6 +462,13 @@ impl<'tu> Builder<'tu> {
                 what: format!("an alignment attribute whose value is not an integer ({})", candidates[0].join(" ")),
             }
         })
+    }
+
+    /// The function, version and per-thread flag an entry-point typedef's name gives.
+    fn entry_point_version(&self, typedef: &str) -> Option<(String, u32, bool)> {
+        let entry_points = self.entry_points.as_ref()?;
+        let suffixes: Vec<&str> = entry_points.per_thread_suffixes.iter().map(String::as_str).collect();
+        entry_points.form.read(typedef, &suffixes)
     }
 
     /// Whether C gives the record or enum no tag. libclang calls `typedef struct {..} X;` named
@@ -833,8 +850,27 @@ pub fn parse_alignment_tokens(tokens: &[String]) -> Option<(AlignmentSpelling, u
         // `__attribute__((aligned))` asks for the target's largest useful alignment.
         return (spelling == AlignmentSpelling::GnuAligned).then_some((spelling, 16));
     }
-    let value = parse_integer(tokens.get(position + 2)?)?;
-    (tokens.get(position + 3).map(String::as_str) == Some(")")).then_some((spelling, value))
+    // The argument runs to the matching parenthesis: a literal, or an expression such as
+    // `2*sizeof(long int)`.
+    let mut depth = 0usize;
+    let argument_end = tokens[position + 1..].iter().position(|t| match t.as_str() {
+        "(" => {
+            depth += 1;
+            false
+        }
+        ")" => {
+            depth -= 1;
+            depth == 0
+        }
+        _ => false,
+    })? + position
+        + 1;
+    let argument = &tokens[position + 2..argument_end];
+    let value = match argument {
+        [literal] => parse_integer(literal)?,
+        _ => crate::macros::integer_expression(argument)?,
+    };
+    Some((spelling, value))
 }
 
 pub fn parse_integer(token: &str) -> Option<u64> {
@@ -846,18 +882,6 @@ pub fn parse_integer(token: &str) -> Option<u64> {
     } else {
         digits.parse().ok()
     }
-}
-
-/// `PFN_fooCreate_v12050` -> ("fooCreate", 12050, false); a per-thread suffix sets the flag.
-fn pfn_version(name: &str) -> Option<(String, u32, bool)> {
-    let rest = name.strip_prefix("PFN_")?;
-    let (rest, per_thread) = match rest.strip_suffix("_ptds").or_else(|| rest.strip_suffix("_ptsz")) {
-        Some(r) => (r, true),
-        None => (rest, false),
-    };
-    let (base, version) = rest.rsplit_once("_v")?;
-    let version: u32 = version.parse().ok()?;
-    Some((base.to_string(), version, per_thread))
 }
 
 /// Strips comment markers from a Doxygen comment; `None` for an empty one. Blank lines before
@@ -940,7 +964,31 @@ pub fn canonical(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::clean_comment;
+    use super::{clean_comment, parse_alignment_tokens};
+    use ctkgen_ir::AlignmentSpelling;
+
+    fn tokens(text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn alignment_values_are_literals_or_constant_expressions_with_sizeof() {
+        let value = |text: &str| parse_alignment_tokens(&tokens(text));
+        assert_eq!(value("alignas ( 64 )"), Some((AlignmentSpelling::Alignas, 64)));
+        assert_eq!(value("__attribute__ ( ( aligned ( 0x80 ) ) )"), Some((AlignmentSpelling::GnuAligned, 128)));
+        assert_eq!(
+            value("__attribute__ ( ( aligned ( 2 * sizeof ( long int ) ) ) ) long2 {"),
+            Some((AlignmentSpelling::GnuAligned, 16))
+        );
+        assert_eq!(value("aligned ( 2 * sizeof ( unsigned long int ) )"), Some((AlignmentSpelling::GnuAligned, 16)));
+        assert_eq!(value("_Alignas ( ( 4 ) << 2 )"), Some((AlignmentSpelling::CAlignas, 16)));
+        assert_eq!(value("aligned ( sizeof ( void * ) )"), Some((AlignmentSpelling::GnuAligned, 8)));
+        assert_eq!(value("aligned ( _Alignof ( double ) * 4 )"), Some((AlignmentSpelling::GnuAligned, 32)));
+        // A typedef's size is not known here, nor is a value below zero an alignment.
+        assert_eq!(value("aligned ( sizeof ( my_t ) )"), None);
+        assert_eq!(value("aligned ( 1 - 2 )"), None);
+        assert_eq!(value("aligned ( 16"), None);
+    }
 
     fn clean(raw: &str) -> Option<String> {
         clean_comment(Some(raw.to_string()))

@@ -46,6 +46,9 @@ pub struct ParseOptions {
     /// Function-like macros that name a function's per-thread-default-stream variant
     /// (`#define f WRAP(f_v2)`), each with the suffix its symbol takes.
     pub per_thread_macros: std::collections::BTreeMap<String, String>,
+    /// How the typedef headers name each signature of an entry point, as a pattern
+    /// (`PFN_{name}_v{version}`); their typedefs are not read without it.
+    pub entry_point_typedef: Option<String>,
 }
 
 pub const DEFAULT_TARGET: &str = "x86_64-unknown-linux-gnu";
@@ -64,6 +67,7 @@ impl ParseOptions {
             ctk: None,
             version_macro: None,
             per_thread_macros: std::collections::BTreeMap::new(),
+            entry_point_typedef: None,
         }
     }
 }
@@ -97,6 +101,8 @@ pub enum ParseError {
     Target(String),
     #[error("{0} declares nothing: no functions, records, enums, typedefs or constants")]
     Empty(String),
+    #[error("entry-point typedef pattern {0:?} needs `{{name}}` before `{{version}}`, with text between them")]
+    EntryPointTypedefPattern(String),
     #[error("no language mode given")]
     NoMode,
     #[error("{location}: unsupported construct: {what}")]
@@ -336,8 +342,23 @@ fn read_mode(
         .chain(options.extra_headers.iter().filter_map(|e| e.typedefs.as_ref()))
         .map(PathBuf::as_path)
         .collect();
-    let builder =
-        build::Builder::new(&tu, mode, &driver_headers, &typedef_headers, &options.system_include_dir, primary);
+    let entry_points = match &options.entry_point_typedef {
+        Some(pattern) => Some(build::EntryPointTypedefs {
+            form: ir::EntryPointTypedef::parse(pattern)
+                .ok_or_else(|| ParseError::EntryPointTypedefPattern(pattern.clone()))?,
+            per_thread_suffixes: options.per_thread_macros.values().cloned().collect(),
+        }),
+        None => None,
+    };
+    let builder = build::Builder::new(
+        &tu,
+        mode,
+        &driver_headers,
+        &typedef_headers,
+        &options.system_include_dir,
+        primary,
+        entry_points,
+    );
     let mut model = builder.build()?;
     let headers: Vec<&Path> = driver_headers.iter().map(|(path, _)| path.as_path()).collect();
     let skipped = skipped_in(&tu, &headers);

@@ -137,6 +137,25 @@ impl Parser<'_> {
                 let ConstantValue::Int(i) = v else { return None };
                 Some((ConstantValue::Int(wrap(!i, &ty)), ty))
             }
+            "sizeof" | "_Alignof" | "__alignof__" | "alignof" => {
+                // Of a builtin type only: a typedef's size is not known at this point.
+                let size = self.peek() == Some("sizeof");
+                self.pos += 1;
+                if !self.eat("(") {
+                    return None;
+                }
+                let ty = self.cast_type()?;
+                if !self.eat(")") {
+                    return None;
+                }
+                let (bytes, align) = match ty {
+                    Type::Primitive { name } => name.layout(),
+                    Type::Pointer { .. } => POINTER_LAYOUT,
+                    _ => return None,
+                };
+                let value = if size { bytes } else { align };
+                Some((ConstantValue::Int(value.into()), Type::Primitive { name: SIZE_TYPE }))
+            }
             "(" => {
                 let save = self.pos;
                 self.pos += 1;
@@ -209,6 +228,23 @@ impl Parser<'_> {
             return literal(&token);
         }
         None
+    }
+}
+
+/// `size_t` and pointers on the LP64 targets whose layouts [`Primitive::layout`] gives.
+const SIZE_TYPE: Primitive = Primitive::UnsignedLong;
+const POINTER_LAYOUT: (u64, u64) = (8, 8);
+
+/// The value of an integer constant expression written as `tokens` (macros already expanded):
+/// literals, arithmetic, casts to builtin types and `sizeof`/`_Alignof` of builtin types, as
+/// in `2 * sizeof(long int)`. `None` for anything else or a negative value.
+pub fn integer_expression(tokens: &[String]) -> Option<u64> {
+    let (known, typedefs) = (BTreeMap::new(), BTreeSet::new());
+    let mut parser = Parser { tokens, pos: 0, known: &known, typedefs: &typedefs };
+    let (value, _) = parser.expr()?;
+    match value {
+        ConstantValue::Int(value) if parser.pos == tokens.len() => u64::try_from(value).ok(),
+        _ => None,
     }
 }
 

@@ -59,6 +59,8 @@ pub struct HeaderSet {
     /// variants with their suffixes: set by the caller from the library's description.
     pub version_macro: Option<String>,
     pub per_thread_macros: BTreeMap<String, String>,
+    /// How the typedef headers name entry points' signatures (`PFN_{name}_v{version}`).
+    pub entry_point_typedef: Option<String>,
 }
 
 /// A further header of a [`HeaderSet`], with its typedef header and what it needs included first.
@@ -277,12 +279,19 @@ fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir
         .prefix(".staging-")
         .tempdir_in(ctk_dir)
         .map_err(|source| unwritable(ctk_dir, source))?;
+    // A header may sit in a subfolder (`crt/host_defines.h`), as its includers name it.
+    let make_parent = |path: &Path| match path.parent() {
+        Some(parent) => fs::create_dir_all(parent).map_err(|source| unwritable(parent, source)),
+        None => Ok(()),
+    };
     for (name, bytes) in &checked {
         let staged = staging.path().join(name);
+        make_parent(&staged)?;
         write_synced(&staged, bytes).map_err(|source| unwritable(&staged, source))?;
     }
     for (name, _) in &checked {
         let target = include_dir.join(name);
+        make_parent(&target)?;
         fs::rename(staging.path().join(name), &target).map_err(|source| unwritable(&target, source))?;
     }
     drop(downloads);
@@ -307,6 +316,7 @@ fn header_set(include_dir: &Path, release: &Release, library: &LibraryHeaders) -
         stand_ins: Vec::new(),
         version_macro: library.version_macro.clone(),
         per_thread_macros: BTreeMap::new(),
+        entry_point_typedef: None,
     })
 }
 

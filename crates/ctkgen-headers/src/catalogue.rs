@@ -429,8 +429,11 @@ fn check_wheel(wheel: WheelFields, at: impl Fn(Field) -> Field) -> Result<(), (F
         return Err((at(Field::IncludeDir), format!("include_dir {:?} is not a relative path", wheel.include_dir)));
     }
     for (name, sha256) in wheel.headers {
-        if !is_plain_name(name) {
-            return Err((at(Field::Headers), format!("header {name:?} is not a plain file name")));
+        if !is_header_path(name) {
+            return Err((
+                at(Field::Headers),
+                format!("header {name:?} is not a file name or a path below the include folder"),
+            ));
         }
         if !is_sha256_hex(sha256) {
             return Err((at(Field::Headers), format!("sha256 of {name} is not 64 lowercase hex digits")));
@@ -457,6 +460,12 @@ pub(crate) fn normalize_ctk(toolkit_version: &str) -> Option<String> {
         parts.pop();
     }
     Some(parts.iter().map(u32::to_string).collect::<Vec<_>>().join("."))
+}
+
+/// A header's name as it is included: plain names joined by `/` (`crt/host_defines.h`), so it
+/// stays below the include folder.
+fn is_header_path(name: &str) -> bool {
+    name.split('/').all(is_plain_name)
 }
 
 /// A single path component without surprises: letters, digits, `.`, `_`, `-`, `+`.
@@ -527,5 +536,13 @@ mod tests {
         assert!(matches!(release.check(), Err((Field::IncludeDir, _))));
         let release = Release { include_dir: "include".into(), ..release };
         assert!(matches!(release.check(), Err((Field::Headers, _))));
+        for escaping in ["crt/../../main.h", "/crt/main.h", "crt//main.h", "crt/", "crt\\main.h"] {
+            let headers = BTreeMap::from([(escaping.to_string(), "0".repeat(64))]);
+            let release = Release { headers, ..release.clone() };
+            assert!(matches!(release.check(), Err((Field::Headers, _))), "{escaping} accepted");
+        }
+        // A header included from a subfolder keeps its path.
+        let headers = BTreeMap::from([("crt/host_defines.h".to_string(), "0".repeat(64))]);
+        assert!(Release { headers, ..release }.check().is_ok());
     }
 }

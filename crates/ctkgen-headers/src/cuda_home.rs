@@ -30,6 +30,7 @@ pub fn from_cuda_home(dir: &Path, library: &LibraryHeaders) -> Result<HeaderSet,
         stand_ins: Vec::new(),
         version_macro: library.version_macro.clone(),
         per_thread_macros: Default::default(),
+        entry_point_typedef: None,
     })
 }
 

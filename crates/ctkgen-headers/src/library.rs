@@ -42,7 +42,12 @@ impl LibraryFiles {
     pub fn conventions(&self) -> Result<LibraryConventions, LibraryError> {
         let path = self.conventions_path();
         let text = read(&path)?;
-        toml::from_str(&text).map_err(|e| LibraryError::Malformed { path, message: e.message().to_string() })
+        let conventions: LibraryConventions = toml::from_str(&text)
+            .map_err(|e| LibraryError::Malformed { path: path.clone(), message: e.message().to_string() })?;
+        match conventions.problem() {
+            Some(message) => Err(LibraryError::Malformed { path, message }),
+            None => Ok(conventions),
+        }
     }
 
     /// The text of one emitter-specific part.

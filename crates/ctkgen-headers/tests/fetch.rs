@@ -25,6 +25,7 @@ const CUDA_H: &[u8] = b"#ifndef __cuda_cuda_h__\n#define __cuda_cuda_h__\n#defin
 const TYPEDEFS_H: &[u8] = b"typedef int PFN_cuInit_v2000;\n";
 const EGL_H: &[u8] = b"#include \"cuda.h\"\n";
 const PROFILER_H: &[u8] = b"#include <cuda.h>\n";
+const HOST_DEFINES_H: &[u8] = b"#define CTKGEN_TEST_HOST_DEFINES 1\n";
 const WHEEL_FILE: &str = "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
 const COMPANION_FILE: &str = "nvidia_cuda_profiler_api-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
 const INCLUDE_DIR: &str = "nvidia/cu13/include";
@@ -55,10 +56,13 @@ impl Fixture {
             zip.write_all(bytes).unwrap();
         }
         zip.finish().unwrap();
-        // The profiler API's own wheel, with the layout of the real one.
+        // The profiler API's own wheel, with the layout of the real one, and a header in a
+        // subfolder as the compiler's wheel has them.
         let mut zip = zip::ZipWriter::new(fs::File::create(served.join(COMPANION_FILE)).unwrap());
         zip.start_file(format!("{INCLUDE_DIR}/cudaProfiler.h"), options).unwrap();
         zip.write_all(PROFILER_H).unwrap();
+        zip.start_file(format!("{INCLUDE_DIR}/crt/host_defines.h"), options).unwrap();
+        zip.write_all(HOST_DEFINES_H).unwrap();
         zip.finish().unwrap();
         let release = Release {
             ctk: "13.1.0".into(),
@@ -101,7 +105,10 @@ impl Fixture {
             wheel_file: COMPANION_FILE.into(),
             wheel_sha256: sha256(&fs::read(self.dir.path().join("served").join(COMPANION_FILE)).unwrap()),
             include_dir: INCLUDE_DIR.into(),
-            headers: BTreeMap::from([("cudaProfiler.h".to_string(), sha256(PROFILER_H))]),
+            headers: BTreeMap::from([
+                ("cudaProfiler.h".to_string(), sha256(PROFILER_H)),
+                ("crt/host_defines.h".to_string(), sha256(HOST_DEFINES_H)),
+            ]),
         });
         release
     }
@@ -278,9 +285,10 @@ fn a_cache_filled_from_an_older_catalogue_gains_the_new_headers() {
     let headers = fetch_with(&release, &cache, &pip, &driver()).unwrap();
     assert_eq!(fs::read(include_dir.join("cudaEGL.h")).unwrap(), EGL_H);
     assert_eq!(fs::read(include_dir.join("cudaProfiler.h")).unwrap(), PROFILER_H);
+    assert_eq!(fs::read(include_dir.join("crt/host_defines.h")).unwrap(), HOST_DEFINES_H);
     assert_eq!(fs::read(&headers.main_header).unwrap(), CUDA_H);
     let catalogued: Vec<&str> = headers.catalogued.as_ref().unwrap().iter().map(String::as_str).collect();
-    assert_eq!(catalogued, ["cuda.h", "cudaEGL.h", "cudaProfiler.h", "cudaTypedefs.h"]);
+    assert_eq!(catalogued, ["crt/host_defines.h", "cuda.h", "cudaEGL.h", "cudaProfiler.h", "cudaTypedefs.h"]);
     let runs = fixture.pip_runs();
     assert_eq!(runs.len(), 3, "{runs:?}");
     assert!(

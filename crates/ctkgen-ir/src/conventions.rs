@@ -25,6 +25,11 @@ pub struct LibraryConventions {
     /// the same translation unit for the version each function was introduced in.
     #[serde(default)]
     pub typedefs_header: Option<String>,
+    /// How the typedef headers name an entry point's signatures: a pattern with `{name}` and
+    /// `{version}` (`PFN_{name}_v{version}`), a per-thread suffix (see [`PerThread::macros`])
+    /// possibly after it. Required when the library has typedef headers.
+    #[serde(default)]
+    pub entry_point_typedef: Option<String>,
     /// The library's other headers, read after [`LibraryConventions::header`] in the same
     /// translation unit and in this order; each declaration in the IR records which header
     /// declared it. A source that lacks one of them (an installed toolkit without that
@@ -170,6 +175,20 @@ pub struct PythonConventions {
 }
 
 impl LibraryConventions {
+    /// What the fields alone cannot say is wrong with the description, if anything: typedef
+    /// headers without the pattern that reads them, or a pattern without its placeholders.
+    pub fn problem(&self) -> Option<String> {
+        let has_typedef_headers =
+            self.typedefs_header.is_some() || self.extra_headers.iter().any(|e| e.typedefs.is_some());
+        match &self.entry_point_typedef {
+            None if has_typedef_headers => Some("it has typedef headers but no entry_point_typedef pattern".into()),
+            Some(pattern) if EntryPointTypedef::parse(pattern).is_none() => Some(format!(
+                "entry_point_typedef {pattern:?} needs `{{name}}` before `{{version}}`, with text between them"
+            )),
+            _ => None,
+        }
+    }
+
     /// The status enum, the one [`LibraryConventions::result_type`] names, from the IR.
     pub fn result_enum<'a>(&self, api: &'a Api) -> Option<&'a Enum> {
         api.enums.iter().find(|e| e.typedef_names.contains(&self.result_type))
@@ -263,5 +282,77 @@ impl LibraryConventions {
     /// The file names of the extra headers and of their typedef headers, in order.
     pub fn extra_header_files(&self) -> Vec<String> {
         self.extra_headers.iter().flat_map(|e| std::iter::once(e.header.clone()).chain(e.typedefs.clone())).collect()
+    }
+}
+
+/// The form of an entry-point typedef's name, `<prefix>{name}<separator>{version}<suffix>`,
+/// read from a pattern such as `PFN_{name}_v{version}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryPointTypedef {
+    prefix: String,
+    separator: String,
+    suffix: String,
+}
+
+impl EntryPointTypedef {
+    /// `None` unless the pattern has `{name}`, then `{version}`, with text between them (the
+    /// name itself may contain anything the separator does not end).
+    pub fn parse(pattern: &str) -> Option<EntryPointTypedef> {
+        let (prefix, rest) = pattern.split_once("{name}")?;
+        let (separator, suffix) = rest.split_once("{version}")?;
+        if separator.is_empty() || suffix.contains('{') || prefix.contains('{') {
+            return None;
+        }
+        Some(EntryPointTypedef { prefix: prefix.into(), separator: separator.into(), suffix: suffix.into() })
+    }
+
+    /// The function a typedef names, the version it was introduced in, and whether it is a
+    /// per-thread variant (its name ends in one of `per_thread_suffixes`); `None` for a name
+    /// of another form.
+    pub fn read(&self, typedef: &str, per_thread_suffixes: &[&str]) -> Option<(String, u32, bool)> {
+        let rest = typedef.strip_prefix(self.prefix.as_str())?;
+        let (rest, per_thread) = match per_thread_suffixes.iter().find_map(|s| rest.strip_suffix(s)) {
+            Some(rest) => (rest, true),
+            None => (rest, false),
+        };
+        let rest = rest.strip_suffix(self.suffix.as_str())?;
+        let (name, version) = rest.rsplit_once(self.separator.as_str())?;
+        if name.is_empty() || !version.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some((name.to_string(), version.parse().ok()?, per_thread))
+    }
+}
+
+#[cfg(test)]
+mod entry_point_typedef_tests {
+    use super::EntryPointTypedef;
+
+    #[test]
+    fn reads_names_versions_and_per_thread_suffixes() {
+        let form = EntryPointTypedef::parse("PFN_{name}_v{version}").unwrap();
+        let suffixes = ["_ptds", "_ptsz"];
+        assert_eq!(form.read("PFN_fooCreate_v12050", &suffixes), Some(("fooCreate".into(), 12050, false)));
+        assert_eq!(form.read("PFN_foo_v2_v3020_ptds", &suffixes), Some(("foo_v2".into(), 3020, true)));
+        assert_eq!(form.read("PFN_fooCreate", &suffixes), None);
+        assert_eq!(form.read("PFN_foo_vX", &suffixes), None);
+        assert_eq!(form.read("fooCreate_v2", &suffixes), None);
+        let other = EntryPointTypedef::parse("{name}_fn_t{version}").unwrap();
+        assert_eq!(other.read("barOpen_fn_t3", &[]), Some(("barOpen".into(), 3, false)));
+        for bad in ["PFN_{name}", "{version}{name}", "{name}{version}", "PFN_{name}_v{version}{x}"] {
+            assert!(EntryPointTypedef::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn typedef_headers_need_a_pattern_that_reads_them() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries/cuda-driver.toml");
+        let text = std::fs::read_to_string(path).unwrap();
+        let described: super::LibraryConventions = toml::from_str(&text).unwrap();
+        assert_eq!(described.problem(), None);
+        let without = super::LibraryConventions { entry_point_typedef: None, ..described.clone() };
+        assert!(without.problem().unwrap().contains("no entry_point_typedef"));
+        let broken = super::LibraryConventions { entry_point_typedef: Some("PFN_{name}".into()), ..described };
+        assert!(broken.problem().unwrap().contains("needs `{name}` before `{version}`"));
     }
 }

@@ -25,11 +25,13 @@ pub mod abi;
 pub mod conventions;
 pub mod doc;
 pub mod layout;
+pub mod shared;
 
 use serde::{Deserialize, Serialize};
 
 pub use conventions::{
-    ExtraHeader, LibraryConventions, LibrarySearch, PerThread, ProcAddress, PythonConventions, WheelSource,
+    EntryPointTypedef, ExtraHeader, LibraryConventions, LibrarySearch, PerThread, ProcAddress, PythonConventions,
+    WheelSource,
 };
 
 /// Bumped whenever the JSON form changes shape.

@@ -76,6 +76,18 @@ impl RustOptions {
     }
 }
 
+/// The crate of a library the bound one depends on, generated beside it (`../<crate_name>`):
+/// what this model declares exactly as that one does is re-exported from it, so both crates
+/// have one type for one C type.
+#[derive(Debug, Clone, Copy)]
+pub struct Dependency<'a> {
+    /// Its Cargo package name.
+    pub crate_name: &'a str,
+    /// Its Cargo version, required exactly: both crates come from one toolkit.
+    pub crate_version: &'a str,
+    pub api: &'a Api,
+}
+
 /// Why a model cannot be turned into Rust. Every variant names the declaration at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RustEmitError {
@@ -116,16 +128,18 @@ pub fn emit(
     options: &RustOptions,
     conventions: &LibraryConventions,
 ) -> Result<Vec<OutputFile>, RustEmitError> {
-    emit_with_docs(api, options, conventions, &ParsedDocs::unparsed(&conventions.doc_aliases))
+    emit_with_docs(api, options, conventions, &ParsedDocs::unparsed(&conventions.doc_aliases), &[])
 }
 
 /// [`emit`], taking the doc comments' parses from `parsed` where it has them (the pipeline
-/// parses each library's comments once, with its doc aliases, for both emitters).
+/// parses each library's comments once, with its doc aliases, for both emitters), for a
+/// library that depends on the crates of `dependencies`.
 pub fn emit_with_docs(
     api: &Api,
     options: &RustOptions,
     conventions: &LibraryConventions,
     parsed: &ParsedDocs,
+    dependencies: &[Dependency],
 ) -> Result<Vec<OutputFile>, RustEmitError> {
-    print_crate::files(api, options, conventions, parsed)
+    print_crate::files(api, options, conventions, parsed, dependencies)
 }

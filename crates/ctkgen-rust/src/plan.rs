@@ -10,7 +10,8 @@ use crate::conventions::LibraryConventions;
 use crate::names::ident as rust_ident;
 use crate::names::{self, ident, synthetic, Name};
 use crate::types::{fixed_int, Position, Scalar, Types};
-use crate::{RustEmitError, RustOptions};
+use crate::{Dependency, RustEmitError, RustOptions};
+use ctkgen_ir::shared::SharedDeclarations;
 
 /// Everything the printers need.
 pub struct Plan<'a> {
@@ -46,6 +47,18 @@ pub struct Plan<'a> {
     /// Index of [`LibraryConventions::init_function`] in `functions`, when the library names one
     /// and the model has it.
     pub init_function: Option<usize>,
+    /// The crates of the libraries this one depends on, with the items they define for it.
+    pub dependencies: Vec<DependencyPlan>,
+}
+
+/// A crate the generated one depends on, and the items of this model it already defines
+/// identically: re-exported from it (`pub use`), never defined a second time.
+pub struct DependencyPlan {
+    pub crate_name: String,
+    pub crate_ident: Name,
+    pub version: String,
+    /// Sorted by name.
+    pub reexports: Vec<Name>,
 }
 
 pub struct RecordPlan<'a> {
@@ -253,6 +266,7 @@ impl<'a> Plan<'a> {
         options: &'a RustOptions,
         conventions: &'a LibraryConventions,
         parsed: &ParsedDocs,
+        dependencies: &[Dependency],
     ) -> Result<Plan<'a>, RustEmitError> {
         let crate_name = options.crate_name.clone().unwrap_or_else(|| conventions.rust_crate.clone());
         let crate_ident = check_options(&crate_name, options)?;
@@ -283,6 +297,7 @@ impl<'a> Plan<'a> {
             uses_bitfields: false,
             aligned_types: Vec::new(),
             init_function: None,
+            dependencies: Vec::new(),
         };
         for record in &api.records {
             let planned = plan.plan_record(record)?;
@@ -322,7 +337,42 @@ impl<'a> Plan<'a> {
         plan.aligned_types = plan.plan_aligned_types();
         plan.check_names()?;
         crate::docs::render_all(&mut plan, parsed);
+        // After the docs: a comment may still link to an item it re-exports.
+        for dependency in dependencies {
+            plan.reuse(dependency)?;
+        }
         Ok(plan)
+    }
+
+    /// Moves the items `dependency` already defines from this plan into a re-export of them.
+    fn reuse(&mut self, dependency: &Dependency) -> Result<(), RustEmitError> {
+        let crate_ident = check_options(dependency.crate_name, self.options)?;
+        let shared = SharedDeclarations::between(self.api, dependency.api);
+        let api = self.api;
+        let mut reexports: Vec<Name> = Vec::new();
+        let mut keep = |is_shared: bool, ident: &Name| {
+            if is_shared {
+                reexports.push(ident.clone());
+            }
+            !is_shared
+        };
+        self.records.retain(|r| keep(shared.records.contains(&r.record.name), &r.ident));
+        self.enums.retain(|e| keep(shared.enums.contains(&e.enumeration.name), &e.ident));
+        // An enum's typedef names come with it when the model has no typedef of its own for them.
+        self.typedefs.retain(|t| {
+            let enum_name =
+                api.typedef(&t.name).is_none() && matches!(&t.ty, Type::Enum { name } if shared.enums.contains(name));
+            keep(shared.typedefs.contains(&t.name) || enum_name, &t.ident)
+        });
+        self.constants.retain(|c| keep(shared.constants.contains(c.name), &c.ident));
+        reexports.sort_by_key(|name| name.to_string());
+        self.dependencies.push(DependencyPlan {
+            crate_name: dependency.crate_name.to_string(),
+            crate_ident,
+            version: dependency.crate_version.to_string(),
+            reexports,
+        });
+        Ok(())
     }
 
     fn plan_record(&self, record: &'a Record) -> Result<RecordPlan<'a>, RustEmitError> {

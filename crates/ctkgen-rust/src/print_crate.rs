@@ -11,7 +11,7 @@ use crate::names::synthetic;
 use crate::plan::{Plan, RecordShape};
 use crate::print_items::{self, Built, DocBlocks, Stamps};
 use crate::print_runtime;
-use crate::{LibraryConventions, RustEmitError, RustOptions};
+use crate::{Dependency, LibraryConventions, RustEmitError, RustOptions};
 
 /// Pinned so every generated package resolves the same loader.
 const LIBLOADING_VERSION: &str = "=0.8.9";
@@ -76,8 +76,9 @@ pub fn files(
     options: &RustOptions,
     conventions: &LibraryConventions,
     parsed: &ParsedDocs,
+    dependencies: &[Dependency],
 ) -> Result<Vec<OutputFile>, RustEmitError> {
-    let plan = Plan::new(api, options, conventions, parsed)?;
+    let plan = Plan::new(api, options, conventions, parsed, dependencies)?;
     let pieces = pieces(&plan);
     let header = header_line(&plan, "//");
     let printed: Vec<Printed> = pieces.par_iter().map(|&piece| print_piece(&plan, piece)).collect();
@@ -234,7 +235,7 @@ fn cargo_toml(plan: &Plan) -> String {
         provenance_line(plan).replace('`', "")
     );
     format!(
-        "{header}[package]\nname = {name}\nversion = {version}\nedition = \"2021\"\nrust-version = \"{RUST_VERSION}\"\ndescription = {description}\nlicense = {license}\n{repository}readme = \"README.md\"\n\n[lib]\n# Doc comments are prose from the header, not Rust examples.\ndoctest = false\n\n[dependencies]\nlibloading = \"{LIBLOADING_VERSION}\"\n",
+        "{header}[package]\nname = {name}\nversion = {version}\nedition = \"2021\"\nrust-version = \"{RUST_VERSION}\"\ndescription = {description}\nlicense = {license}\n{repository}readme = \"README.md\"\n\n[lib]\n# Doc comments are prose from the header, not Rust examples.\ndoctest = false\n\n[dependencies]\nlibloading = \"{LIBLOADING_VERSION}\"\n{dependencies}",
         header = header_line(plan, "#"),
         name = toml_string(&plan.crate_name),
         version = toml_string(&plan.options.crate_version),
@@ -244,6 +245,17 @@ fn cargo_toml(plan: &Plan) -> String {
             Some(url) => format!("repository = {}\n", toml_string(url)),
             None => String::new(),
         },
+        dependencies = plan
+            .dependencies
+            .iter()
+            .map(|d| format!(
+                "{} = {{ path = {}, version = {} }}\n",
+                d.crate_name,
+                toml_string(&format!("../{}", d.crate_name)),
+                // Build metadata (`+ctk.13.1.0`) takes no part in matching; Cargo warns if given.
+                toml_string(&format!("={}", d.version.split('+').next().unwrap_or_default()))
+            ))
+            .collect::<String>(),
     )
 }
 
@@ -259,7 +271,7 @@ fn readme(plan: &Plan) -> String {
          resolved on its own first call, so an installed {description} that lacks a newer function fails \
          only when that function is called. Records have the header's exact size, alignment and field \
          offsets, checked at compile time (`tests/layout.rs` checks them at run time too); `{EXAMPLE}` \
-         prints what the bindings find on the machine at hand.\n\n\
+         prints what the bindings find on the machine at hand.{shared}\n\n\
          The declarations and their documentation come from `{header}`, under the licence of the \
          toolkit that ships it; the generated code is under {license}.\n",
         command = plan.options.command,
@@ -269,6 +281,21 @@ fn readme(plan: &Plan) -> String {
         search = search_clause(plan),
         header = plan.api.provenance.header,
         license = plan.options.license,
+        shared = shared_clause(plan),
+    )
+}
+
+/// The sentence naming the crates this one is built on, if any: the C types their headers
+/// share are one Rust type, theirs.
+fn shared_clause(plan: &Plan) -> String {
+    if plan.dependencies.is_empty() {
+        return String::new();
+    }
+    let crates: Vec<String> = plan.dependencies.iter().map(|d| format!("`{}`", d.crate_name)).collect();
+    format!(
+        " It is built on {}: the types both headers declare are that crate's own, re-exported, so values pass \
+         between the two without conversion.",
+        crates.join(" and ")
     )
 }
 
@@ -362,6 +389,15 @@ fn prelude(plan: &Plan, docs: &DocBlocks) -> Result<Vec<Built>, RustEmitError> {
             reason = "function signatures are the header's"
         )]
     }));
+    for dependency in &plan.dependencies {
+        let krate = &dependency.crate_ident;
+        let names = &dependency.reexports;
+        let doc = format!(" Declared by `{}` exactly as here: one Rust type for one C type.", dependency.crate_name);
+        items.push(Built::Tokens(quote! {
+            #[doc = #doc]
+            pub use #krate::{#(#names),*};
+        }));
+    }
     items.push(Built::Tokens(print_runtime::runtime(plan, docs)?));
     items.push(Built::Syntax(Box::new(print_items::entry_table(plan))));
     Ok(items)

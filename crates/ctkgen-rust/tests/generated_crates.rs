@@ -115,6 +115,122 @@ fn ctk_crates_build_pass_clippy_and_their_tests() {
     }
 }
 
+/// A library that depends on another and repeats some of its declarations: a tag only forward
+/// declared, an over-aligned record, an enum, a constant. Its own record holds the shared one.
+fn dependent_api(base: &Api) -> Api {
+    use ctkgen_ir::{ConstantValue, Primitive::*, RecordKind, Type};
+    use support::*;
+    let tensor_map = base.record("CUtensorMap_st").expect("the base has an over-aligned record").clone();
+    let holder = record(
+        "holder_st",
+        RecordKind::Struct,
+        tensor_map.size * 2,
+        tensor_map.align,
+        vec![
+            field("map", record_ty("CUtensorMap_st"), 0, tensor_map.size, tensor_map.align),
+            field("stream", ptr(record_ty("CUstream_st")), tensor_map.size, 8, 8),
+        ],
+    );
+    let status = enumeration(
+        "nvrtcResult",
+        &["nvrtcResult"],
+        UnsignedInt,
+        &[("NVRTC_SUCCESS", 0), ("NVRTC_ERROR_INTERNAL_ERROR", 11)],
+    );
+    let mut api = Api {
+        format_version: base.format_version,
+        provenance: base.provenance.clone(),
+        functions: vec![function(
+            "nvrtcVersion",
+            "nvrtcVersion",
+            None,
+            enum_ty("nvrtcResult"),
+            vec![param("major", ptr(prim(Int))), param("minor", ptr(prim(Int)))],
+        )],
+        records: vec![opaque("CUstream_st"), tensor_map, holder],
+        enums: vec![status, base.enumeration("wide_enum").expect("the base has wide_enum").clone()],
+        typedefs: vec![
+            base.typedef("cuuint64_t").expect("the base has cuuint64_t").clone(),
+            base.typedef("uint64_t").expect("the base has uint64_t").clone(),
+            typedef("other_stream_t", ptr(record_ty("CUstream_st")), 8, 8),
+        ],
+        constants: base
+            .constants
+            .iter()
+            .filter(|c| matches!((&c.ty, &c.value), (Type::Primitive { .. }, ConstantValue::Int(_))))
+            .take(1)
+            .cloned()
+            .chain([constant("OWN_LIMIT", prim(Int), ConstantValue::Int(3), "3")])
+            .collect(),
+    };
+    api.provenance.ctk = Some("13.1.0".into());
+    api.sort();
+    api
+}
+
+#[test]
+fn a_dependent_crate_reuses_the_types_its_dependency_defines() {
+    use ctkgen_rust::{emit_with_docs, Dependency};
+    let mut base = support::api(128);
+    base.provenance.ctk = Some("13.1.0".into());
+    let dependent = dependent_api(&base);
+    let shared_constant = dependent.constants.iter().find(|c| c.name != "OWN_LIMIT").unwrap().name.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let base_options =
+        RustOptions { crate_name: Some("base-sys".into()), ..RustOptions::for_api(&base, "generated_crates test") };
+    let dependent_options = RustOptions {
+        crate_name: Some("user-sys".into()),
+        ..RustOptions::for_api(&dependent, "generated_crates test")
+    };
+    let user_conventions = support::library("nvrtc");
+    let parsed = ctkgen_ir::doc::ParsedDocs::unparsed(&user_conventions.doc_aliases);
+    let dependency = Dependency { crate_name: "base-sys", crate_version: &base_options.crate_version, api: &base };
+    let outputs = [
+        ("base-sys", emit(&base, &base_options, support::conventions()).unwrap()),
+        (
+            "user-sys",
+            emit_with_docs(&dependent, &dependent_options, &user_conventions, &parsed, &[dependency]).unwrap(),
+        ),
+    ];
+    for (name, files) in &outputs {
+        for file in files {
+            let path = dir.path().join(name).join(&file.path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, &file.contents).unwrap();
+        }
+    }
+    let lib = std::fs::read_to_string(dir.path().join("user-sys/src/lib.rs")).unwrap();
+    let reexport =
+        format!("pub use base_sys::{{{shared_constant}, CUstream_st, CUtensorMap_st, cuuint64_t, wide_enum}};");
+    assert!(lib.contains(&reexport), "no `{reexport}` in:\n{lib}");
+    for own in ["pub struct holder_st", "pub type other_stream_t", "pub const OWN_LIMIT", "pub struct nvrtcResult"] {
+        assert!(lib.contains(own), "`{own}` is this crate's own");
+    }
+    assert!(!lib.contains("pub struct CUtensorMap_st"), "a shared record defined twice");
+    let manifest = std::fs::read_to_string(dir.path().join("user-sys/Cargo.toml")).unwrap();
+    assert!(manifest.contains("base-sys = { path = \"../base-sys\", version = \"=0.1.0\" }"), "{manifest}");
+    // One type for one C type: a value of either crate's name is the other's, alignment and all.
+    std::fs::write(
+        dir.path().join("user-sys/tests/shared.rs"),
+        "//! The re-exported types are the dependency's own.\n\n\
+         #[test]\nfn shared_types_are_one_type() {\n\
+         \x20   let map: base_sys::CUtensorMap_st = Default::default();\n\
+         \x20   let holder = user_sys::holder_st { map, stream: ::core::ptr::null_mut::<base_sys::CUstream_st>() };\n\
+         \x20   let back: base_sys::CUtensorMap_st = holder.map;\n\
+         \x20   assert_eq!(::core::mem::align_of_val(&back), 128);\n\
+         \x20   assert_eq!(user_sys::wide_enum::WIDE_BIG, base_sys::wide_enum::WIDE_BIG);\n\
+         \x20   println!(\"shared types are one type\");\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[workspace]\nresolver = \"2\"\nmembers = [\"base-sys\", \"user-sys\"]\n",
+    )
+    .unwrap();
+    let out = support::clippy_doc_test(dir.path(), &[]);
+    assert!(out.contains("shared types are one type"), "{out}");
+}
+
 #[test]
 fn a_layout_that_differs_from_the_header_stops_the_build() {
     let name = "fixture-layout-sys".to_string();

@@ -11,6 +11,7 @@
 pub mod oracle;
 pub mod writer;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use ctkgen_headers::Cache;
@@ -70,6 +71,8 @@ pub enum PipelineError {
     NoLibraries { dir: PathBuf },
     #[error("library {library} depends on {dependency}, which is not described under {dir}, or the dependencies form a cycle")]
     BadDependency { library: String, dependency: String, dir: PathBuf },
+    #[error("library {library} depends on {dependency}, which this run does not bind; bind both together")]
+    UnboundDependency { library: String, dependency: String },
 }
 
 /// What the emitters need to know about a bound library beyond its declarations.
@@ -192,7 +195,15 @@ impl Workspace {
                 known: all.iter().map(|lib| lib.name.as_str()).collect::<Vec<_>>().join(", "),
             });
         }
-        Ok(all.into_iter().filter(|lib| names.is_empty() || names.contains(&lib.name)).collect())
+        // A chosen library brings the libraries it depends on: its crate is built on theirs.
+        let mut wanted: BTreeSet<&str> = names.iter().map(String::as_str).collect();
+        for lib in all.iter().rev() {
+            if names.is_empty() || wanted.contains(lib.name.as_str()) {
+                wanted.extend(lib.conventions.depends_on.iter().map(String::as_str));
+            }
+        }
+        let wanted: BTreeSet<String> = wanted.into_iter().map(str::to_string).collect();
+        Ok(all.into_iter().filter(|lib| names.is_empty() || wanted.contains(&lib.name)).collect())
     }
 
     /// The primary library (see [`Workspace::libraries`]).
@@ -326,10 +337,12 @@ pub fn resolve_library_headers(
                 stand_ins: Vec::new(),
                 version_macro: names.version_macro.clone(),
                 per_thread_macros: Default::default(),
+                entry_point_typedef: None,
             }
         }
     };
     headers.per_thread_macros = conventions.per_thread.as_ref().map(|p| p.macros.clone()).unwrap_or_default();
+    headers.entry_point_typedef = conventions.entry_point_typedef.clone();
     Ok(headers)
 }
 
@@ -470,6 +483,7 @@ pub fn parse_options(
     parse.ctk = headers.ctk.clone();
     parse.version_macro = headers.version_macro.clone();
     parse.per_thread_macros = headers.per_thread_macros.clone();
+    parse.entry_point_typedef = headers.entry_point_typedef.clone();
     Ok(parse)
 }
 
@@ -559,7 +573,7 @@ pub fn emit(libraries: &[BoundLibrary<'_>], options: &GenerateOptions) -> Result
             let crates: Vec<Vec<OutputFile>> = libraries
                 .par_iter()
                 .zip(&parsed)
-                .map(|(l, parsed)| emit_rust(l, options, parsed))
+                .map(|(l, parsed)| emit_rust(l, libraries, options, parsed))
                 .collect::<Result<_, PipelineError>>()?;
             Ok::<_, PipelineError>(crates.into_iter().flatten().collect())
         },
@@ -621,13 +635,29 @@ fn emit_cython(
 
 fn emit_rust(
     library: &BoundLibrary<'_>,
+    bound: &[BoundLibrary<'_>],
     options: &GenerateOptions,
     parsed: &ctkgen_ir::doc::ParsedDocs,
 ) -> Result<Vec<OutputFile>, PipelineError> {
     let conventions = &library.library.conventions;
     let rust = ctkgen_rust::RustOptions::for_api(library.api, options.command.clone());
+    // A dependency's crate carries the same version: both come from one toolkit.
+    let dependencies = conventions
+        .depends_on
+        .iter()
+        .map(|name| {
+            let dependency = bound.iter().find(|b| &b.library.name == name).ok_or_else(|| {
+                PipelineError::UnboundDependency { library: library.library.name.clone(), dependency: name.clone() }
+            })?;
+            Ok(ctkgen_rust::Dependency {
+                crate_name: &dependency.library.conventions.rust_crate,
+                crate_version: &rust.crate_version,
+                api: dependency.api,
+            })
+        })
+        .collect::<Result<Vec<_>, PipelineError>>()?;
     let folder = &conventions.rust_crate;
-    Ok(ctkgen_rust::emit_with_docs(library.api, &rust, conventions, parsed)?
+    Ok(ctkgen_rust::emit_with_docs(library.api, &rust, conventions, parsed, &dependencies)?
         .into_iter()
         .map(|f| OutputFile { path: format!("rust/{folder}/{}", f.path), contents: f.contents })
         .collect())
@@ -635,7 +665,32 @@ fn emit_rust(
 
 #[cfg(test)]
 mod tests {
-    use super::clang_major;
+    use super::{clang_major, Workspace};
+
+    #[test]
+    fn a_chosen_library_brings_the_libraries_it_depends_on() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("headers/libraries");
+        std::fs::create_dir_all(&dir).unwrap();
+        let described = |name: &str| {
+            let path =
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../headers/libraries/{name}.toml"));
+            std::fs::read_to_string(path).unwrap()
+        };
+        std::fs::write(dir.join("base.toml"), described("cuda-driver")).unwrap();
+        let user = described("nvrtc").replacen("\n[", "\ndepends_on = [\"base\"]\n\n[", 1);
+        std::fs::write(dir.join("user.toml"), user).unwrap();
+        std::fs::write(dir.join("other.toml"), described("nvrtc")).unwrap();
+        let ws = Workspace::new(root.path().to_path_buf());
+        let names = |chosen: &[&str]| -> Vec<String> {
+            let chosen: Vec<String> = chosen.iter().map(|n| n.to_string()).collect();
+            ws.chosen_libraries(&chosen).unwrap().into_iter().map(|l| l.name).collect()
+        };
+        assert_eq!(names(&["user"]), ["base", "user"]);
+        assert_eq!(names(&["base"]), ["base"]);
+        assert_eq!(names(&["other"]), ["other"]);
+        assert_eq!(names(&[]), ["base", "other", "user"]);
+    }
 
     #[test]
     fn reads_the_major_version_of_libclang() {
