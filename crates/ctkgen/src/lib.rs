@@ -90,12 +90,14 @@ pub struct Library {
 pub struct Workspace {
     pub root: PathBuf,
     pub cache: Cache,
+    /// The catalogue, read and checked once per run however many libraries and sources use it.
+    catalogue: std::sync::Arc<std::sync::OnceLock<Catalogue>>,
 }
 
 impl Workspace {
     pub fn new(root: PathBuf) -> Workspace {
         let cache = Cache::new(Cache::default_root(&root));
-        Workspace { root, cache }
+        Workspace { root, cache, catalogue: Default::default() }
     }
 
     /// `$CTKGEN_CATALOGUE`, or `headers/ctk.toml`.
@@ -106,8 +108,12 @@ impl Workspace {
         }
     }
 
-    pub fn catalogue(&self) -> Result<Catalogue, PipelineError> {
-        Ok(Catalogue::load(&self.catalogue_path())?)
+    pub fn catalogue(&self) -> Result<&Catalogue, PipelineError> {
+        if let Some(catalogue) = self.catalogue.get() {
+            return Ok(catalogue);
+        }
+        let loaded = Catalogue::load(&self.catalogue_path())?;
+        Ok(self.catalogue.get_or_init(|| loaded))
     }
 
     /// The pinned stand-ins for the system headers the libraries' headers include.
