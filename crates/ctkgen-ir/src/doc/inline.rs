@@ -232,7 +232,12 @@ fn take_word(text: &str) -> (&str, usize) {
     let len = rest.find(char::is_whitespace).unwrap_or(rest.len());
     let mut word = &rest[..len];
     loop {
-        let trimmed = word.trim_end_matches(['.', ',', ';', ':', '!', '?', '"', '\'']);
+        let trimmed = word.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+        // A closing quote stays with the word it quotes (`\c "name"`); a lone one is prose.
+        let trimmed = match trimmed.chars().last() {
+            Some(quote @ ('"' | '\'')) if trimmed.matches(quote).count() % 2 == 1 => &trimmed[..trimmed.len() - 1],
+            _ => trimmed,
+        };
         let trimmed = if trimmed.ends_with(')') && trimmed.matches('(').count() < trimmed.matches(')').count() {
             &trimmed[..trimmed.len() - 1]
         } else {

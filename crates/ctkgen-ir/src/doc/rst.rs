@@ -455,6 +455,15 @@ mod tests {
     }
 
     #[test]
+    fn a_quoted_word_keeps_its_closing_quote() {
+        assert_eq!(
+            rst("Returns \\c \"FOO_OK\". Else \\c \"FOO_ERROR unknown\"."),
+            "Returns ``\"FOO_OK\"``. Else ``\"FOO_ERROR`` unknown\".\n"
+        );
+        assert_eq!(rst("Named \\p name\" here."), "Named ``name``\" here.\n");
+    }
+
+    #[test]
     fn empty_input_renders_nothing() {
         assert_eq!(rst(""), "");
     }
