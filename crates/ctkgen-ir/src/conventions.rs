@@ -36,6 +36,11 @@ pub struct LibraryConventions {
     /// component) is read without it; a catalogue release must have them all.
     #[serde(default)]
     pub extra_headers: Vec<ExtraHeader>,
+    /// Headers the library's headers include that declare nothing it binds (`foo_defines.h`,
+    /// `sub/attributes.h`): pinned by the catalogue with the others, found in the same include
+    /// folder when parsing, and shipped with the Python package that builds against them.
+    #[serde(default)]
+    pub includes: Vec<String>,
     /// The wheels of the package index that carry the headers, each named by the extra of the
     /// toolkit meta-package that requires it; the catalogue pins them per release.
     #[serde(default)]
@@ -251,6 +256,7 @@ impl LibraryConventions {
         names.extend(self.wheels.iter().map(|w| w.package.as_str()));
         names.extend(self.search.wheel_dirs.values().map(String::as_str));
         names.extend(extra.map(String::as_str));
+        names.extend(self.includes.iter().map(String::as_str));
         names.extend(self.doc_aliases.iter().flat_map(|(name, sentence)| [name.as_str(), sentence.as_str()]));
         names
     }
@@ -276,6 +282,7 @@ impl LibraryConventions {
         let mut files = vec![self.header.clone()];
         files.extend(self.typedefs_header.clone());
         files.extend(self.extra_header_files());
+        files.extend(self.includes.iter().cloned());
         files
     }
 
