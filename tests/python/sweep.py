@@ -19,6 +19,7 @@ import os
 import pkgutil
 import re
 import sys
+import tomllib
 
 PRIMITIVES = {
     "char": (8, True), "signed_char": (8, True), "unsigned_char": (8, False),
@@ -61,6 +62,17 @@ class Sweep:
         self.refused = []
         # An object of another class: no __index__, no buffer, not iterable.
         self.foreign = next((cls for name, cls in sorted(self.registry.items())), object)()
+        self.c_names = renamed_parameters(self.module)
+
+    def c_param(self, arg, params):
+        """The IR parameter a Python argument stands for: its own name, else the description's
+        spelling undone (a C `length` is not a renamed `len`), else a reserved word's `_` dropped."""
+        if arg in params:
+            return params[arg]
+        name = self.c_names.get(arg, arg)
+        if name not in params and name.endswith("_"):
+            name = name[:-1]
+        return params.get(name)
 
     # -- types ---------------------------------------------------------------------------------
     def kind(self, ty):
@@ -370,6 +382,7 @@ class Sweep:
                 continue
             arg_names = list(code.co_varnames[:code.co_argcount])
             params = {p["name"]: p for p in function["params"]}
+            c_params = {arg: self.c_param(arg, params) for arg in arg_names}
             # Integer-class position of each C parameter (floats travel apart); by-value records
             # make positions unknowable, and only the first six are recorded.
             positions, position, exact = {}, 0, True
@@ -383,7 +396,7 @@ class Sweep:
                 position += 1
             neutral = {}
             for arg in arg_names:
-                p = params.get(arg)
+                p = c_params[arg]
                 kind = self.kind(p["ty"]) if p else None
                 if kind and kind[0] == "int":
                     neutral[arg] = 0
@@ -410,7 +423,7 @@ class Sweep:
                 except Exception:  # noqa: BLE001
                     break
             for arg in arg_names:
-                p = params.get(arg)
+                p = c_params[arg]
                 kind = self.kind(p["ty"]) if p else None
                 if not kind or kind[0] not in ("int", "handle"):
                     continue
@@ -418,7 +431,7 @@ class Sweep:
                 bits = kind[1] if kind[0] == "int" else POINTER_BITS
                 self.paths["argument"] = self.paths.get("argument", 0) + 1
                 for value, expect in values:
-                    self.call(function["name"], wrapper, arg, neutral, value, expect, positions.get(arg), bits)
+                    self.call(function["name"], wrapper, arg, neutral, value, expect, positions.get(p["name"]), bits)
 
     def call(self, fname, wrapper, arg, neutral, value, expect, position, bits):
         before = self.fake.fake_recorded_generic_calls()
@@ -455,6 +468,19 @@ class Sweep:
             if received != wanted:
                 problem = f"the driver received {received:#x}"
         self.note("argument", f"{fname}({arg})", value, problem)
+
+
+def renamed_parameters(module):
+    """{Python name: C name} for the parameters the description of the library whose Python
+    module is `module` spells otherwise (`parameter_names`)."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "headers", "libraries")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".toml") and name.count(".") == 1:
+            with open(os.path.join(folder, name), "rb") as f:
+                python = tomllib.load(f).get("python", {})
+            if python.get("module") == module:
+                return {spelled: c for c, spelled in python.get("parameter_names", {}).items()}
+    return {}
 
 
 def as_int(value):

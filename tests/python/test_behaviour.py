@@ -264,6 +264,25 @@ def case_compat_alias_as_argument(d):
     return attempt(lambda: int(d.cuStreamGetAttribute(d.CUstream(0), d.CU_STREAM_ATTRIBUTE_PRIORITY)[0]))
 
 
+def case_keyword_names(d):
+    """Parameters whose C names clash with Python's, called by keyword as cuda.bindings spells
+    them (`typename`, `length`, `pformat`, `numbytes`, `input_`, `object`)."""
+    calls = {
+        "length": lambda: d.cuDeviceGetName(length=16, dev=0),
+        "typename": lambda: d.cuCtxGetExecAffinity(typename=d.CUexecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT),
+        "pformat": lambda: d.cuDeviceGetTexture1DLinearMaxWidth(
+            pformat=d.CUarray_format.CU_AD_FORMAT_FLOAT, numChannels=1, dev=0),
+        "numbytes": lambda: d.cuFuncSetSharedSize(hfunc=d.CUfunction(0x10), numbytes=64),
+        "input_": lambda: d.cuDevSmResourceSplitByCount(nbGroups=0, input_=d.CUdevResource(), flags=0, minCount=1),
+        "object": lambda: d.cuUserObjectRetain(object=d.CUuserObject(0x10), count=1),
+    }
+
+    def shape(result):
+        return [int(result[0])] + [type(item).__name__ for item in result[1:]]
+
+    return {name: attempt(lambda: shape(call())) for name, call in calls.items()}
+
+
 NON_INTEGERS = {"196.9": 196.9, "-1.5": -1.5, "-0.5": -0.5, "nan": float("nan"), "inf": float("inf"), "2.0": 2.0,
                 "Fraction(7, 2)": fractions.Fraction(7, 2), "Decimal(2.5)": decimal.Decimal("2.5"), "str": "3"}
 
@@ -545,6 +564,14 @@ def test_a_macro_aliased_member_is_an_argument(outcomes):
     ours, official = both(outcomes, "compat_alias_as_argument")
     assert ours == {"value": 0}
     assert official == {"error": "AttributeError"}
+
+
+def test_keyword_calls_take_the_official_parameter_names(outcomes):
+    """Code calling by keyword runs on both: names that clash with Python's are spelled as
+    cuda.bindings spells them (the library description's `parameter_names`)."""
+    ours = same(outcomes, "keyword_names")
+    assert all("value" in result for result in ours.values()), ours
+    assert ours["length"] == {"value": [0, "bytes"]} and ours["object"] == {"value": [0]}
 
 
 def test_the_cases_ran_in_one_process_on_both_modules(outcomes):

@@ -86,6 +86,8 @@ pub enum CythonEmitError {
     MixedOptions(&'static str),
     #[error("invalid output-parameter overrides: {0}")]
     Overrides(String),
+    #[error("parameter names: {0}")]
+    ParameterNames(String),
     #[error("parameters with no input/output classification (add them to the library's cython-params overrides): {}", .0.join(", "))]
     UnclassifiedParams(Vec<String>),
     #[error("template {name} failed to render")]

@@ -169,6 +169,9 @@ pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitErro
 /// classification and the docstrings read the same parse of each comment.
 pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) -> Result<Model, CythonEmitError> {
     let conventions = &options.conventions;
+    if let Some(problem) = crate::names::ParamNames(&conventions.python.parameter_names).problem() {
+        return Err(CythonEmitError::ParameterNames(problem));
+    }
     let result_enum = conventions.result_enum(api);
     let major = ctk_major(api);
     let soname = conventions.soname(major).ok_or_else(|| CythonEmitError::UnknownMajor {
@@ -229,6 +232,16 @@ pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) 
     if options.strict_params && !unclassified.is_empty() {
         let names = unclassified.iter().map(|u| format!("{}.{} ({})", u.function, u.param, u.c_type)).collect();
         return Err(CythonEmitError::UnclassifiedParams(names));
+    }
+    // Locals derive from the Python names: two parameters spelled alike would share them.
+    for f in &functions {
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(p) = f.params.iter().find(|p| !seen.insert(p.py_name.as_str())) {
+            return Err(CythonEmitError::ParameterNames(format!(
+                "{}: two parameters are spelled `{}`",
+                f.name, p.py_name
+            )));
+        }
     }
     model.unclassified = unclassified.iter().map(|u| format!("{}.{}: {}", u.function, u.param, u.c_type)).collect();
     model.report = report;

@@ -1,6 +1,8 @@
 //! Naming and escaping: C names that collide with Python or Cython words, and text that has to
 //! sit inside Python string literals.
 
+use std::collections::BTreeMap;
+
 /// Words that cannot be used as a Cython argument or attribute name.
 const RESERVED: &[&str] = &[
     // Python keywords and soft keywords that matter in signatures.
@@ -89,6 +91,35 @@ pub fn py_ident(name: &str) -> String {
         format!("{name}_")
     } else {
         name.to_string()
+    }
+}
+
+/// How a library's C parameter names are spelled in Python: its description's table
+/// (`parameter_names`, the compatible module's spellings), else [`py_ident`]. Every place a
+/// parameter's Python name appears takes it from here, so signature, stub, docstring, messages
+/// and the locals derived from it agree.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamNames<'a>(pub &'a BTreeMap<String, String>);
+
+impl ParamNames<'_> {
+    pub fn get(&self, c_name: &str) -> String {
+        match self.0.get(c_name) {
+            Some(name) => name.clone(),
+            None => py_ident(c_name),
+        }
+    }
+
+    /// The first table entry the generated code cannot use: a Python name must be an ASCII
+    /// identifier, not a Python keyword, and not start with `_` (the wrappers' locals do). A
+    /// Cython word is allowed: Cython 3 takes `object` as a parameter name (the Python suite
+    /// compiles the driver's).
+    pub fn problem(&self) -> Option<String> {
+        self.0.iter().find_map(|(c_name, name)| {
+            let identifier = name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (!identifier || crate::PYTHON_KEYWORDS.contains(&name.as_str()))
+                .then(|| format!("`{c_name}` = `{name}`: not a usable Python parameter name"))
+        })
     }
 }
 

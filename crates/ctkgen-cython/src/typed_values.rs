@@ -580,6 +580,7 @@ fn size_option(enumeration: &ctkgen_ir::Enum, name: &str) -> Option<SizeOption> 
 pub fn typed_view(
     api: &Api,
     cy_module: &str,
+    names: crate::names::ParamNames,
     data: &TypedValues,
     function: &Function,
     spec: &ValueSpec,
@@ -620,11 +621,11 @@ pub fn typed_view(
     Some(TypedView {
         direction: spec.direction,
         layout: spec.layout,
-        selector: crate::names::py_ident(&spec.selector),
-        selector_what: format!("{}: {}", function.name, crate::names::py_ident(&spec.selector)),
+        selector: names.get(&spec.selector),
+        selector_what: format!("{}: {}", function.name, names.get(&spec.selector)),
         selector_class: crate::types::enum_class(api, &enumeration.name),
-        count: spec.count.as_deref().map(crate::names::py_ident),
-        size: spec.size.as_deref().map(crate::names::py_ident),
+        count: spec.count.as_deref().map(|c| names.get(c)),
+        size: spec.size.as_deref().map(|s| names.get(s)),
         size_hidden,
         size_list,
         cases,

@@ -130,3 +130,47 @@ fn a_soname_with_the_major_needs_a_known_major() {
     let error = emit(&api(), &CythonOptions::new(plain_library(), Overrides::default())).unwrap_err().to_string();
     assert!(error.contains("libwidget.so.{major}") && error.contains("widget.h"), "{error}");
 }
+
+/// `widgetFill(char *text, int len, unsigned kind, int lambda)`: `text` is filled up to `len`.
+fn fill_api() -> Api {
+    let mut api = api();
+    let int = |name: Primitive| Type::Primitive { name };
+    let param = |name: &str, ty: Type| ctkgen_ir::Param { name: name.into(), ty };
+    let mut fill = function("widgetFill", "widgetFill");
+    fill.params = vec![
+        param("text", Type::Pointer { pointee: Box::new(int(Primitive::Char)), pointee_const: false }),
+        param("len", int(Primitive::Int)),
+        param("kind", int(Primitive::UnsignedInt)),
+        param("lambda", int(Primitive::Int)),
+    ];
+    fill.doc = Some("\\brief Fills\n\n\\param text - Returned text\n\\param len - Room\n\\param kind - Kind\n".into());
+    api.functions.push(fill);
+    api
+}
+
+#[test]
+fn parameter_names_follow_the_description_s_table_everywhere() {
+    let mut conventions = conventions();
+    conventions.python.parameter_names = [("len", "room"), ("kind", "sort")].map(|(c, p)| (c.into(), p.into())).into();
+    let overrides = Overrides::parse("[widgetFill]\ntext = \"out_bytes(len)\"\n").unwrap();
+    let files = emit(&fill_api(), &CythonOptions::new(conventions.clone(), overrides.clone())).unwrap();
+    let file = |suffix: &str| files.iter().find(|f| f.path.ends_with(suffix)).unwrap().contents.clone();
+    let functions = file("_functions_0.pyx");
+    // Signature, docstring, messages and the output sized by the renamed count; a name not in
+    // the table keeps the reserved-word rule.
+    assert!(functions.contains("def widgetFill(object room, object sort, object lambda_):"), "{functions}");
+    assert!(functions.contains(":param room: Room\n:param sort: Kind\"\"\""), "{functions}");
+    assert!(functions.contains("_as_signed(room, 32, \"widgetFill: room\")"), "{functions}");
+    assert!(functions.contains("_as_signed(room, sizeof(Py_ssize_t) * 8, \"widgetFill: text (length room)\")"));
+    assert!(file("driver.pyi").contains("def widgetFill(room, sort, lambda_) -> tuple[widget_status, bytes]:"));
+    // The Cython-level declaration keeps the C names.
+    assert!(file("cydriver.pxd").contains("widgetFill(char *text, int len, unsigned int kind, int lambda_)"));
+
+    // A spelling Python cannot take, or two parameters spelled alike, stop generation.
+    for (to, problem) in [("class", "`kind` = `class`"), ("_kind", "`kind` = `_kind`"), ("room", "spelled `room`")] {
+        let mut bad = conventions.clone();
+        bad.python.parameter_names.insert("kind".into(), to.into());
+        let error = emit(&fill_api(), &CythonOptions::new(bad, overrides.clone())).unwrap_err().to_string();
+        assert!(error.contains(problem), "{error}");
+    }
+}

@@ -2,6 +2,8 @@
 //! alone do not say. One description per library lives under `headers/libraries/`; both emitters
 //! read it, so neither spells a name of the library it binds.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{Api, Enum, EnumConstant};
@@ -177,6 +179,12 @@ pub struct PythonConventions {
     /// unnamed members included (they take a number, not a name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anonymous_record_prefix: Option<String>,
+    /// How the compatible module spells C parameter names in Python (`type` = `typename`), in
+    /// signatures, stubs, docstrings and messages alike, so keyword calls written for it work.
+    /// A name not listed keeps the emitter's own rule (a reserved word gets a trailing `_`).
+    /// Left out of [`LibraryConventions::names`]: these are common words the emitter spells too.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameter_names: BTreeMap<String, String>,
 }
 
 impl LibraryConventions {

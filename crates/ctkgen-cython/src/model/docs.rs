@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use ctkgen_ir::doc::{split_member, ParsedDocs};
 
 use super::Model;
-use crate::names::{docstring, py_ident};
+use crate::names::{docstring, py_ident, ParamNames};
 
 /// The Python target of every name a comment may refer to, built once per emission from the
 /// finished views (so only what the module defines can be linked). Only looked up (every
@@ -16,6 +16,8 @@ pub(super) struct DocTargets {
     names: HashMap<String, String>,
     /// Record class or alias target to the C names of its members.
     members: HashMap<String, HashSet<String>>,
+    /// The library's Python spellings of parameter names (`:param` fields).
+    param_names: std::collections::BTreeMap<String, String>,
 }
 
 impl DocTargets {
@@ -54,7 +56,7 @@ impl DocTargets {
         for c in &model.constants {
             names.insert(c.name.clone(), target(&c.name));
         }
-        DocTargets { names, members }
+        DocTargets { names, members, param_names: model.conventions.python.parameter_names.clone() }
     }
 
     /// `pkg.module.name`, or `pkg.module.Record.member` for `Record::member`.
@@ -71,8 +73,12 @@ impl DocTargets {
     /// The docstring body for a raw comment: reStructuredText escaped for a `"""` literal;
     /// `fallback` when the comment is empty or renders to nothing.
     pub(super) fn docstring(&self, raw: &str, fallback: &str, parsed: &ParsedDocs) -> String {
-        let rendered =
-            if raw.is_empty() { String::new() } else { parsed.get(raw).to_rst(&|name| self.resolve(name), &py_ident) };
+        let param_name = |name: &str| ParamNames(&self.param_names).get(name);
+        let rendered = if raw.is_empty() {
+            String::new()
+        } else {
+            parsed.get(raw).to_rst(&|name| self.resolve(name), &param_name)
+        };
         if rendered.trim().is_empty() {
             return docstring(fallback);
         }

@@ -4,9 +4,9 @@ use ctkgen_ir::doc::ParsedDocs;
 use ctkgen_ir::{Api, Type};
 use serde::Serialize;
 
-use super::param_kind::{param_view, typed_param_view, ParamView};
+use super::param_kind::{param_view, typed_param_view, ParamScope, ParamView};
 use super::RESULT_REUSE_MAX;
-use crate::names::py_ident;
+use crate::names::{py_ident, ParamNames};
 use crate::params::{classify, is_const_string, ParamClass, Unclassified};
 use crate::typed_values::typed_view;
 use crate::types::cy_decl;
@@ -56,6 +56,7 @@ pub(super) fn functions(
 ) -> (Vec<FunctionView>, Vec<String>, Vec<Unclassified>) {
     let result_type = &options.conventions.result_type;
     let cy_module = options.conventions.python.cython_module.as_str();
+    let names = ParamNames(&options.conventions.python.parameter_names);
     let mut views = Vec::new();
     let mut report = Vec::new();
     let mut unclassified = Vec::new();
@@ -98,6 +99,7 @@ pub(super) fn functions(
             .map(|(p, _)| p.name.as_str())
             .collect();
         let typed = &options.overrides.typed;
+        let at = ParamScope { api, cy_module, names, function: &function.name };
         let params: Vec<ParamView> = function
             .params
             .iter()
@@ -105,7 +107,7 @@ pub(super) fn functions(
             .map(|(param, class)| {
                 let (name, ty) = (&function.name, &param.ty);
                 if let Some(view) =
-                    typed.spec(name, &param.name).and_then(|s| typed_view(api, cy_module, typed, function, s))
+                    typed.spec(name, &param.name).and_then(|s| typed_view(api, cy_module, names, typed, function, s))
                 {
                     let cases: Vec<String> = view
                         .cases
@@ -126,18 +128,20 @@ pub(super) fn functions(
                         cases.join(", "),
                         if view.refused.is_empty() { "none".to_string() } else { view.refused.join(", ") }
                     ));
-                    return typed_param_view(api, cy_module, name, &param.name, ty, Some(view));
+                    return typed_param_view(at, &param.name, ty, Some(view));
                 }
-                let hidden_size = typed
-                    .sized_by(name, &param.name)
-                    .is_some_and(|s| typed_view(api, cy_module, typed, function, s).is_some_and(|v| v.size_hidden));
+                let hidden_size = typed.sized_by(name, &param.name).is_some_and(|s| {
+                    typed_view(api, cy_module, names, typed, function, s).is_some_and(|v| v.size_hidden)
+                });
                 if hidden_size {
-                    return typed_param_view(api, cy_module, name, &param.name, ty, None);
+                    return typed_param_view(at, &param.name, ty, None);
                 }
-                param_view(api, cy_module, name, &param.name, ty, class, &inout_names)
+                param_view(at, &param.name, ty, class, &inout_names)
             })
             .collect();
         let params = with_size_query_defaults(params);
+        // The Cython-level declarations keep the C names (made safe); only the Python module
+        // follows the compatible module's spellings.
         let c_params: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, &py_ident(&p.name))).collect();
         let c_types: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, "")).collect();
         let outputs = params.iter().filter(|p| p.output).count() + usize::from(returns_string);

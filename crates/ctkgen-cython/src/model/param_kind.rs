@@ -4,7 +4,7 @@
 use ctkgen_ir::{Api, Type};
 use serde::Serialize;
 
-use crate::names::py_ident;
+use crate::names::ParamNames;
 use crate::params::{length_query, ParamClass};
 use crate::typed_values::{Direction, Layout, TypedView};
 use crate::types::{cy_qualified, int_range, IntRange, ValueKind};
@@ -380,15 +380,21 @@ mod fields_into {
     }
 }
 
+/// What the views of one function's parameters share.
+#[derive(Clone, Copy)]
+pub(super) struct ParamScope<'a> {
+    pub api: &'a Api,
+    /// The Cython module that declares the C types.
+    pub cy_module: &'a str,
+    /// How the parameter, and the parameters it refers to, are spelled in Python.
+    pub names: ParamNames<'a>,
+    /// The function, as messages name it.
+    pub function: &'a str,
+}
+
 /// The view of a typed value parameter (`typed_values`), or of its hidden size.
-pub(super) fn typed_param_view(
-    api: &Api,
-    cy_module: &str,
-    function: &str,
-    name: &str,
-    ty: &Type,
-    typed: Option<TypedView>,
-) -> ParamView {
+pub(super) fn typed_param_view(at: ParamScope, name: &str, ty: &Type, typed: Option<TypedView>) -> ParamView {
+    let ParamScope { api, cy_module, names, function } = at;
     let (arg_type, extra_classes, class) = match &typed {
         Some(t) => {
             let mut classes: Vec<String> = t.cases.iter().filter_map(|c| c.conv.class().map(str::to_string)).collect();
@@ -404,8 +410,8 @@ pub(super) fn typed_param_view(
         None => ParamKind::ValueSize,
     };
     ParamView {
-        what: format!("{function}: {}", py_ident(name)),
-        py_name: py_ident(name),
+        what: format!("{function}: {}", names.get(name)),
+        py_name: names.get(name),
         arg_type,
         default: None,
         c_type: cy_qualified(api, ty, cy_module),
@@ -446,17 +452,10 @@ fn class_of(kind: &ValueKind) -> Option<String> {
     }
 }
 
-/// Decides how the parameter `name: ty`, classified as `class`, is passed. `inout_names` are
-/// the function's in/out parameters; `function` names it in messages (counts that go in and come back).
-pub(super) fn param_view(
-    api: &Api,
-    cy_module: &str,
-    function: &str,
-    name: &str,
-    ty: &Type,
-    class: ParamClass,
-    inout_names: &[&str],
-) -> ParamView {
+/// Decides how the parameter `name: ty` of `at.function`, classified as `class`, is passed.
+/// `inout_names` are the function's in/out parameters (counts that go in and come back).
+pub(super) fn param_view(at: ParamScope, name: &str, ty: &Type, class: ParamClass, inout_names: &[&str]) -> ParamView {
+    let ParamScope { api, cy_module, names, function } = at;
     let object = Some("object".to_string());
     let pointee = || cy_qualified(api, &pointee_of(api, ty), cy_module);
     let pointee_range = || int_range(api, &pointee_of(api, ty));
@@ -477,7 +476,7 @@ pub(super) fn param_view(
         },
         ParamClass::Str => (ParamKind::Str, object, String::new(), None),
         ParamClass::StrArray { count } => {
-            (ParamKind::StrArray { count: count.as_deref().map(py_ident) }, object, String::new(), None)
+            (ParamKind::StrArray { count: count.as_deref().map(|c| names.get(c)) }, object, String::new(), None)
         }
         ParamClass::HandleRef => (ParamKind::HandleRef, object, String::new(), None),
         ParamClass::Address => (ParamKind::Address, object, String::new(), None),
@@ -508,12 +507,12 @@ pub(super) fn param_view(
             _ => unreachable!("out_class admits only the kinds above"),
         },
         ParamClass::OutBytes { len } => {
-            (ParamKind::OutBytes { len: py_ident(&len), raw: true, len_inout: false }, None, pointee(), None)
+            (ParamKind::OutBytes { len: names.get(&len), raw: true, len_inout: false }, None, pointee(), None)
         }
         ParamClass::OutBorrowed { element, len } => {
             let inner = pointee_of(api, &pointee_of(api, ty));
             let class = class_of(&element);
-            let kind = ParamKind::OutBorrowed { element: Element::of(&element), len: py_ident(&len) };
+            let kind = ParamKind::OutBorrowed { element: Element::of(&element), len: names.get(&len) };
             (kind, None, cy_qualified(api, &inner, cy_module), class)
         }
         ParamClass::OutArray { element, len } => {
@@ -523,7 +522,7 @@ pub(super) fn param_view(
                 function: function.name.clone(),
                 cy_type: cy_qualified(api, &count, cy_module),
             });
-            let len = if len_query.is_some() { format!("_q_{}", py_ident(name)) } else { py_ident(&len) };
+            let len = if len_query.is_some() { format!("_q_{}", names.get(name)) } else { names.get(&len) };
             match element {
                 ValueKind::CharArray { .. } => {
                     (ParamKind::OutBytes { len, raw: false, len_inout }, None, pointee(), None)
@@ -546,8 +545,8 @@ pub(super) fn param_view(
         }
     };
     ParamView {
-        what: format!("{function}: {}", py_ident(name)),
-        py_name: py_ident(name),
+        what: format!("{function}: {}", names.get(name)),
+        py_name: names.get(name),
         arg_type,
         default: None,
         c_type: cy_qualified(api, ty, cy_module),
