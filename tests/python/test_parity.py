@@ -1,4 +1,4 @@
-"""API-surface parity with the official cuda.bindings modules (`driver` and `nvrtc`), for every
+"""API-surface parity with the official cuda.bindings modules (each described library's), for every
 CTK of the catalogue that has an official release of the same major.minor (pinned in
 tests/parity/official.txt).
 Record members are compared too. Every difference must be listed in tests/parity/exceptions.toml, and every listed one must
@@ -13,15 +13,16 @@ import tomllib
 
 import pytest
 
-from conftest import CACHE, REPO, emit, probe
+from conftest import CACHE, REPO, compatible_modules, emit, probe
 
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
 import parity  # noqa: E402
 
 OFFICIAL = parity.official_versions()
 SELECTED = os.environ.get("CTKGEN_PARITY_CTKS")
+
 # The generated modules that follow an official one of the same name.
-MODULES = ("driver", "nvrtc")
+MODULES = compatible_modules()
 
 
 def catalogue_newest():

@@ -282,7 +282,7 @@ fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir
         .prefix(".staging-")
         .tempdir_in(ctk_dir)
         .map_err(|source| unwritable(ctk_dir, source))?;
-    // A header may sit in a subfolder (`crt/host_defines.h`), as its includers name it.
+    // A header may sit in a subfolder (`sub/defines.h`), as its includers name it.
     let make_parent = |path: &Path| match path.parent() {
         Some(parent) => fs::create_dir_all(parent).map_err(|source| unwritable(parent, source)),
         None => Ok(()),
