@@ -187,7 +187,7 @@ fn unknown_libraries_and_one_header_for_several() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let line = fails(&["generate", "--ctk", "13.1", "--library", "nope", "--out", out.to_str().unwrap()], &[], "nope");
-    assert!(line.contains("known: cuda-driver, nvrtc"), "{line}");
+    assert!(line.contains("known: cuda-driver, cuda-runtime, nvrtc"), "{line}");
     fails(&["ir", "--ctk", "13.1", "--library", "nope"], &[], "no library named nope");
     let header = root().join("tests/headers/propagate.h").display().to_string();
     let args = ["generate", "--header", &header, "--library", "cuda-driver", "--library", "nvrtc", "--out"];
@@ -198,7 +198,7 @@ fn unknown_libraries_and_one_header_for_several() {
     std::fs::create_dir_all(home.join("include")).unwrap();
     std::fs::copy(root().join("tests/headers/propagate.h"), home.join("include/cuda.h")).unwrap();
     let args = ["generate", "--cuda-home", home.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    let line = fails(&args, &[], "nvrtc.h");
+    let line = fails(&args, &[], "cuda_runtime_api.h");
     assert!(line.contains("--library"), "{line}");
     assert!(!out.exists(), "nothing written");
 }
