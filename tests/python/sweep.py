@@ -114,6 +114,13 @@ class Sweep:
             return ("array", inner, ty["len"]) if inner and inner[0] not in ("chars", "array") else ("opaque",)
         return None
 
+    def first_enumerator(self, ty):
+        """The first value an enum type (or a typedef of one) declares, else None."""
+        while ty["kind"] == "typedef" and ty["name"] in self.typedefs:
+            ty = self.typedefs[ty["name"]]["ty"]
+        e = self.enums.get(ty["name"]) if ty["kind"] == "enum" else None
+        return e["constants"][0]["value"] if e and e["constants"] else None
+
     def fields(self, record):
         """(name, type) of every member the class has: anonymous nested records flattened."""
         for field in record["fields"]:
@@ -399,7 +406,10 @@ class Sweep:
                 p = c_params[arg]
                 kind = self.kind(p["ty"]) if p else None
                 if kind and kind[0] == "int":
-                    neutral[arg] = 0
+                    # An enum's first value: 0 may name no member, and a selector must name one
+                    # for the values it types to be reached.
+                    first = self.first_enumerator(p["ty"])
+                    neutral[arg] = 0 if first is None else first
                 elif kind and kind[0] == "float":
                     neutral[arg] = 0.0
                 elif kind and kind[0] == "record":

@@ -141,7 +141,7 @@ def stub_surface(path):
 
 
 # The library modules of the package, each with its stub.
-MODULES = compatible_modules()
+MODULES = compatible_modules(with_package_modules=False)
 
 
 @pytest.fixture(scope="module", params=MODULES)

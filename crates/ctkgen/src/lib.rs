@@ -145,6 +145,12 @@ impl Workspace {
         Ok(found)
     }
 
+    /// The package description: `headers/package.toml`, or none (no package-wide modules)
+    /// when the file is absent.
+    pub fn package(&self) -> Result<ctkgen_ir::PackageConventions, PipelineError> {
+        Ok(ctkgen_headers::package_conventions(&self.root.join("headers").join("package.toml"))?)
+    }
+
     /// The folder of library descriptions.
     pub fn libraries_dir(&self) -> PathBuf {
         self.root.join("headers").join("libraries")
@@ -543,6 +549,8 @@ pub struct GenerateOptions {
     pub strict_integers: bool,
     /// The command line recorded in every file's first line.
     pub command: String,
+    /// Package-wide modules beside the library modules (`headers/package.toml`).
+    pub package: ctkgen_ir::PackageConventions,
 }
 
 /// One library to emit: its description, the headers it was read from and their model.
@@ -644,6 +652,12 @@ fn emit_cython(
             command: options.command.clone(),
             legacy_inline_layout: options.legacy_inline_layout,
             strict_integers: options.strict_integers,
+            package: options.package.clone(),
+            // Libraries come dependencies first (the order they were chosen in).
+            dependencies: (l.library.conventions.depends_on.iter())
+                .filter_map(|name| libraries.iter().find(|other| &other.library.name == name))
+                .map(|other| other.library.conventions.python.module.clone())
+                .collect(),
             ..ctkgen_cython::CythonOptions::new(l.library.conventions.clone(), l.library.cython_params.clone())
         })
         .collect();
