@@ -132,21 +132,21 @@ def stub_surface(path):
             bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
             if node.name.startswith("_"):
                 continue
-            foreign = set()
-            for base in bases:
-                if base in imported:
-                    module, name = imported[base]
-                    foreign.add(f"{module}.{name}")
-                    foreign.update(siblings[module]["bases"].get(name, []))
-                else:
-                    foreign.update(out["bases"].get(base, []))
-            out["bases"][node.name] = sorted(foreign)
             if "_FastEnum" in bases:
                 out["enums"][node.name] = [
                     s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                 ]
             else:
                 out["classes"].append(node.name)
+                foreign = set()
+                for base in bases:
+                    if base in imported:
+                        module, name = imported[base]
+                        foreign.add(f"{module}.{name}")
+                        foreign.update(siblings[module]["bases"].get(name, []))
+                    else:
+                        foreign.update(out["bases"].get(base, []))
+                out["bases"][node.name] = sorted(foreign)
                 members = {s.target.id for s in node.body if isinstance(s, ast.AnnAssign)}
                 for base in bases:
                     members.update(out["members"].get(base, []))

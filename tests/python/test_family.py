@@ -113,7 +113,12 @@ out["CUuuid_st shared"] = runtime.CUuuid_st is driver.CUuuid_st
 out["cudaUUID_t derives"] = issubclass(runtime.cudaUUID_t, driver.CUuuid_st)
 prop = runtime.cudaDeviceProp()
 out["nested view is the runtime alias"] = type(prop.uuid).__name__
-prop.uuid = driver.CUuuid_st()
+# The member takes its own typedef's class, as cuda.bindings' does (a driver CUuuid_st is refused).
+try:
+    prop.uuid = driver.CUuuid_st()
+    out["member refuses the base class"] = False
+except TypeError:
+    out["member refuses the base class"] = True
 u = runtime.cudaUUID_t()
 u.bytes = b"0123456789abcdef"
 prop.uuid = u
@@ -140,6 +145,7 @@ def test_runtime_and_driver_objects_cross(package, tmp_path, fake_libcuda):
         "CUuuid_st shared": True,
         "cudaUUID_t derives": True,
         "nested view is the runtime alias": "cudaUUID_t",
+        "member refuses the base class": True,
         "uuid bytes": "0123456789abcdef",
         "runtime call, driver stream": 0,
         "driver call, runtime stream": 0,

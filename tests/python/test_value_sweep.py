@@ -7,6 +7,7 @@ functions there too (one more full build)."""
 import glob
 import json
 import os
+import re
 import tomllib
 
 import pytest
@@ -100,9 +101,23 @@ def run_library_sweep(ctk, path, library, tmp_path, sanitize=False):
 
 
 def library_modules(path, module):
-    """The compiled modules of Python module `module` in a built package, and the shared base."""
-    names = {os.path.basename(f).split(".")[0] for f in glob.glob(os.path.join(path, "ctkgen_cuda", "*.pyx"))}
-    return ["_base"] + sorted(n for n in names if n == f"cy{module}" or n.startswith(f"_{module}_"))
+    """The compiled modules of Python module `module` in a built package, the shared base, and
+    the compiled modules of other libraries they import (a dependency's classes they reuse)."""
+    package = os.path.join(path, "ctkgen_cuda")
+    compiled = {os.path.basename(f).split(".")[0] for f in glob.glob(os.path.join(package, "*.pyx"))}
+    wanted = {n for n in compiled if n == f"cy{module}" or n.startswith(f"_{module}_")} | {"_base"}
+    pending = sorted(wanted)
+    while pending:
+        name = pending.pop()
+        for suffix in (".pyx", ".pxd"):
+            source = os.path.join(package, name + suffix)
+            if os.path.exists(source):
+                with open(source) as f:
+                    for imported in re.findall(r"^from \.(\w+) c?import", f.read(), re.M):
+                        if imported in compiled and imported not in wanted:
+                            wanted.add(imported)
+                            pending.append(imported)
+    return sorted(wanted)
 
 
 def test_the_nvrtc_module_checks_before_it_writes(package, tmp_path, capsys):

@@ -122,14 +122,15 @@ fn invalid_python_package_names_say_what_is_valid() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let header = root().join("tests/headers/packed.h").display().to_string();
-    for name in ["my-pkg", "9lives", "my.pkg", "class", ""] {
+    for name in ["my-pkg", "9lives", "my..pkg", "my.class", ".pkg", "class", ""] {
         let args = ["generate", "--header", &header, "--python-package", name, "--out", out.to_str().unwrap()];
         let line = fails(&args, &[], &format!("`{name}`"));
         assert_eq!(
             line,
             format!(
                 "error: invalid python package name `{name}`: it must be a Python identifier (ASCII letters, \
-                 digits and underscores, not starting with a digit, not a keyword), e.g. `my_cuda`"
+                 digits and underscores, not starting with a digit, not a keyword) or several joined by dots, \
+                 e.g. `my_cuda` or `cuda.bindings`"
             )
         );
     }

@@ -82,7 +82,8 @@ impl CythonOptions {
 pub enum CythonEmitError {
     #[error(
         "invalid python package name `{0}`: it must be a Python identifier (ASCII letters, digits and \
-         underscores, not starting with a digit, not a keyword), e.g. `my_cuda`"
+         underscores, not starting with a digit, not a keyword) or several joined by dots, e.g. `my_cuda` \
+         or `cuda.bindings`"
     )]
     PackageName(String),
     #[error("{header}: the library file {library} depends on the toolkit's major version, which this header does not give (generate from a catalogued CTK or a toolkit)")]
@@ -137,18 +138,27 @@ const PYTHON_KEYWORDS: &[&str] = &[
     "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
 ];
 
-/// Refuses a package name that `import <name>.driver` could not spell: one Python identifier
-/// of ASCII letters, digits and underscores, not starting with a digit and not a keyword.
+/// Refuses a package name that `import <name>.driver` could not spell: Python identifiers of
+/// ASCII letters, digits and underscores, not starting with a digit and not keywords, one or
+/// several joined by dots (`cuda.bindings`, to install in place of a package of that name).
 pub fn check_package_name(name: &str) -> Result<(), CythonEmitError> {
-    let valid = !name.is_empty()
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !PYTHON_KEYWORDS.contains(&name);
-    if valid {
+    let identifier = |part: &str| {
+        !part.is_empty()
+            && !part.starts_with(|c: char| c.is_ascii_digit())
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !PYTHON_KEYWORDS.contains(&part)
+    };
+    if name.split('.').all(identifier) {
         Ok(())
     } else {
         Err(CythonEmitError::PackageName(name.to_string()))
     }
+}
+
+/// The package's folder under `python/`: a dotted name is nested folders (`cuda.bindings` is
+/// `cuda/bindings`, `cuda` left a namespace package without `__init__.py`).
+fn package_dir(package: &str) -> String {
+    format!("python/{}", package.replace('.', "/"))
 }
 
 /// The context of each module chunk: the whole model as `m`, and the chunk with its items taken
@@ -261,7 +271,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         let model = model::build_in_package(api, options, parsed, &dependencies)?;
         let class_homes = model::class_homes(&model, options, &dependencies);
         emitted.push(model::DependencyView { api, names: model.names.clone(), class_homes });
-        let pkg = format!("python/{}", model.package);
+        let pkg = package_dir(&model.package);
         let base = minijinja::Value::from_serialize(&model);
         let names = &model.names;
         // The library's own files, named after its module.
@@ -306,7 +316,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         extension_modules => extension_modules,
         ..first.clone()
     };
-    let pkg = format!("python/{}", first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());
+    let pkg = package_dir(&first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());
     for (file, template) in [("_base_config.pxi", "_base_config.pxi.j2"), ("__init__.py", "__init__.py.j2")] {
         jobs.push((format!("{pkg}/{file}"), template, package_ctx.clone()));
     }

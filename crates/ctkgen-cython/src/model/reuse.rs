@@ -137,7 +137,7 @@ pub(super) fn reuse(model: &mut Model, api: &Api, dependency: &DependencyView<'_
     model.reused_record_aliases.extend(record_aliases);
 }
 
-/// The struct tag a handle typedef points at directly (`typedef struct CUstream_st *CUstream`).
+/// The struct tag a handle typedef points at directly (`typedef struct thing_st *Thing`).
 fn pointee_tag<'a>(api: &'a Api, typedef: &str) -> Option<&'a str> {
     match &api.typedef(typedef)?.ty {
         Type::Pointer { pointee, .. } => match pointee.as_ref() {
