@@ -39,4 +39,39 @@ for run in $(seq 1 "${BENCH_RUNS:-1}"); do
     [ "${PIPESTATUS[0]}" = 0 ] || failed=1
     cp "$work/bench-$run/call_overhead.json" "$RESULTS/call_overhead-$run.json" 2>/dev/null
 done
+# The runtime rows of the benchmark: the same method, on the runtime module the suite built.
+if [ "${SUITE:-1}" = 1 ] && [ "${RUNTIME_BENCH:-1}" = 1 ]; then
+    rt=$work/rtfloor
+    mkdir -p "$rt"
+    include=${CUDA_HOME:-/usr/local/cuda}/include
+    # shellcheck disable=SC2046
+    gcc -O2 -shared -fPIC $(python3-config --includes) -I "$include" "$ROOT/tests/bench/runtime_floor.c" \
+        -o "$rt/rtfloor$(python3-config --extension-suffix)" -ldl &&
+        nvcc -arch=sm_90 -cubin -o "$rt/empty.cubin" "$ROOT/tests/bench/empty_kernel.cu" &&
+        python3 "$ROOT/tests/bench/runtime_overhead.py" --package-dir "$package" --cubin "$rt/empty.cubin" \
+            --floor-dir "$rt" --rounds "${ROUNDS:-6}" --json "$RESULTS/runtime_overhead.json" | tee "$RESULTS/runtime_overhead.md"
+    [ "${PIPESTATUS[0]}" = 0 ] || failed=1
+fi
+
+# The README's family program, written for cuda.bindings: on ours (generated as cuda.bindings,
+# first on the path) and on the official package installed here, on the real driver.
+if [ "${FAMILY:-1}" = 1 ] && [ -d "$BUNDLE/pkgs/as-cuda-bindings" ]; then
+    cb=$work/as-cuda-bindings
+    cp -r "$BUNDLE/pkgs/as-cuda-bindings" "$cb"
+    (cd "$cb" && env -u CUDA_HOME python3 setup.py build_ext --inplace -j "$(nproc)") >"$work/cb-build.log" 2>&1 \
+        || { tail -20 "$work/cb-build.log"; failed=1; }
+    {
+        echo "# The README's family program on the H200"
+        for side in ours official; do
+            path=$([ $side = ours ] && echo "$cb" || echo "")
+            echo
+            echo "## $side"
+            echo '```'
+            PYTHONPATH=$path python3 -c 'import cuda.bindings, cuda.bindings.driver as d; print("cuda.bindings from", cuda.bindings.__file__)'
+            PYTHONPATH=$path python3 "$BUNDLE/python/family_program.py" 2>&1 || { echo "exit status $?"; [ $side = ours ] && failed=1; }
+            echo '```'
+        done
+    } >"$RESULTS/family_program.md" 2>&1
+    cat "$RESULTS/family_program.md"
+fi
 exit "$failed"

@@ -20,16 +20,43 @@ LIMIT_BYTES=$((64 * 1024 * 1024))
 # The Rust program's Cargo.toml names $GEN/13.1/rust/cuda-driver-sys; another 13.x is generated there too.
 $XTASK generate --ctk "$CTK_13" --lang all --out "$GEN/13.1"
 $XTASK generate --ctk "$CTK_12" --lang cython --out "$GEN/12.9"
+# The 13.x package again under the official package's name, for the README's family program.
+$XTASK generate --ctk "$CTK_13" --lang cython --python-package cuda.bindings --out "$GEN/as-cuda-bindings"
 cargo build --release --offline --manifest-path tests/gpu/rust/Cargo.toml --target-dir target/gpu-rust
 
 rm -rf "$BUNDLE"
-mkdir -p "$BUNDLE/pkgs" "$BUNDLE/bin" "$BUNDLE/kernels" "$BUNDLE/python"
+mkdir -p "$BUNDLE/pkgs" "$BUNDLE/bin" "$BUNDLE/kernels" "$BUNDLE/python" "$BUNDLE/lib"
 cp -r "$GEN/13.1/python" "$BUNDLE/pkgs/$CTK_13"
 cp -r "$GEN/12.9/python" "$BUNDLE/pkgs/$CTK_12"
+cp -r "$GEN/as-cuda-bindings/python" "$BUNDLE/pkgs/as-cuda-bindings"
+# The README's program that uses every module (its second Python block under "Using the output").
+python3 - "$BUNDLE/python/family_program.py" <<'PY'
+import re, sys
+section = open("README.md").read().split("## Using the output", 1)[1].split("\n## ", 1)[0]
+open(sys.argv[1], "w").write(re.findall(r"```python\n(.*?)```", section, re.S)[1])
+PY
 cp target/gpu-rust/release/tma-rust-tests "$BUNDLE/bin/"
 cp tests/gpu/run.sh tests/gpu/report.py "$BUNDLE/"
 cp tests/gpu/kernels/tma_kernels.cu "$BUNDLE/kernels/"
 cp tests/gpu/python/tma_suite.py tests/gpu/python/run_suite.py "$BUNDLE/python/"
+# The runtime library of the 12.x release (about 1 MiB), from the wheel the catalogue names for it:
+# a GPU host with only a 13.x toolkit has no libcudart.so.12 for the 12.x package's runtime module.
+python3 - "$CTK_12" "$BUNDLE/lib" <<'PY'
+import glob, subprocess, sys, tempfile, tomllib, zipfile
+minor, target = sys.argv[1], sys.argv[2]
+with open("headers/ctk.toml", "rb") as f:
+    releases = [r for r in tomllib.load(f)["release"] if r["ctk"].startswith(minor + ".")]
+release = releases[-1]
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                    "-d", tmp, f"{release['package']}=={release['wheel_version']}"], check=True)
+    (wheel,) = glob.glob(f"{tmp}/*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if "/lib/libcudart.so." in name:
+                with open(f"{target}/{name.rsplit('/', 1)[1]}", "wb") as out:
+                    out.write(z.read(name))
+PY
 printf 'CTK_13=%s\nCTK_12=%s\n' "$CTK_13" "$CTK_12" >"$BUNDLE/MANIFEST"
 
 size=$(du -sb "$BUNDLE" | cut -f1)

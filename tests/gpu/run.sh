@@ -79,6 +79,8 @@ fi
 align_of() {  # the alignment the header gives CUtensorMap: 128 from 13.0 on, 64 before
     case "$1" in 12.*) echo 64 ;; *) echo 128 ;; esac
 }
+# Libraries a package may not find on this host as it names them (the 12.x runtime), from the bundle.
+export CTKGEN_GPU_LIBS="$BUNDLE/lib"
 for label in "$CTK_13" "$CTK_12"; do
     "$PYTHON" "$BUNDLE/python/run_suite.py" --package-dir "$WORK/pkg-$label" \
         --cubin "$WORK/tma_kernels-$label.cubin" --map-align "$(align_of "$label")" --label "python $label" \

@@ -8,6 +8,7 @@ The official releases are unpacked wheels put on PYTHONPATH; ours is read from t
 `<module>.pyi` (see `stub_surface`), so every CTK is covered without compiling; the Python suite
 checks on the built packages that the stub and the module have the same surface."""
 import ast
+import glob
 import inspect
 import json
 import os
@@ -29,7 +30,26 @@ EXCEPTIONS = os.path.join(HERE, "exceptions.toml")
 # A surface is {"enums": {name: [member, ...]}, "classes": [name], "members": {class: [data
 # attribute, ...]}, "functions": {name: [param, or param=default] or None when the module does not
 # expose them},
-# "constants": [name]}.
+# "constants": [name], "bases": {class: ["module.Class" of a sibling module it derives from]}}.
+
+
+def public_module(name):
+    """The public module a module name stands for: `pkg.driver` and `pkg._driver_types` (a
+    private module of the generated package) are both `driver`."""
+    last = name.rsplit(".", 1)[-1]
+    private = re.fullmatch(r"_(.+?)_(types|enums|records_\d+|functions_\d+)", last)
+    return private.group(1) if private else last
+
+
+def sibling_bases(cls):
+    """The public classes of other modules of the package that `cls` derives from."""
+    own = public_module(cls.__module__)
+    out = set()
+    for base in cls.__mro__[1:]:
+        module = public_module(getattr(base, "__module__", "") or "")
+        if base is not object and not base.__name__.startswith("_") and module not in (own, "builtins"):
+            out.add(f"{module}.{base.__name__}")
+    return sorted(out)
 
 
 def param_text(name, default):
@@ -42,7 +62,7 @@ def module_surface(module):
     """The public surface of an imported module. Names bound to objects from other packages
     (typing's `Any`, the `enum` module's `IntEnum`, `ctypes`) are not part of it."""
     package = module.__name__.split(".")[0]
-    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": []}
+    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": [], "bases": {}}
     for name in dir(module):
         if name.startswith("_"):
             continue
@@ -59,6 +79,7 @@ def module_surface(module):
             else:
                 out["classes"].append(name)
                 out["members"][name] = class_members(obj, package)
+                out["bases"][name] = sibling_bases(obj)
         elif callable(obj):
             try:
                 params = [param_text(p.name, None if p.default is p.empty else repr(p.default))
@@ -84,11 +105,30 @@ def class_members(cls, package):
 
 
 def stub_surface(path):
-    """The public surface a generated `driver.pyi` declares."""
+    """The public surface a generated `driver.pyi` declares. Names it imports from a sibling
+    stub (`from .driver import CUstream as _dep_CUstream`) are that stub's classes."""
     tree = ast.parse(open(path, encoding="utf-8").read(), path)
-    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": []}
+    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": [], "bases": {}}
+    imported = {}  # local name -> (sibling module, its name)
+    siblings = {}
     for node in tree.body:
-        if isinstance(node, ast.ClassDef):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            if node.module not in siblings:
+                siblings[node.module] = stub_surface(os.path.join(os.path.dirname(path), f"{node.module}.pyi"))
+            theirs = siblings[node.module]
+            for alias in node.names:
+                local = alias.asname or alias.name
+                imported[local] = (node.module, alias.name)
+                if local.startswith("_"):
+                    continue
+                if alias.name in theirs["enums"]:
+                    out["enums"][local] = theirs["enums"][alias.name]
+                elif alias.name in theirs["classes"]:
+                    out["classes"].append(local)
+                    out["members"][local] = theirs["members"][alias.name]
+                    # The sibling's own class, as it is there.
+                    out["bases"][local] = theirs["bases"][alias.name]
+        elif isinstance(node, ast.ClassDef):
             bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
             if node.name.startswith("_"):
                 continue
@@ -98,6 +138,15 @@ def stub_surface(path):
                 ]
             else:
                 out["classes"].append(node.name)
+                foreign = set()
+                for base in bases:
+                    if base in imported:
+                        module, name = imported[base]
+                        foreign.add(f"{module}.{name}")
+                        foreign.update(siblings[module]["bases"].get(name, []))
+                    else:
+                        foreign.update(out["bases"].get(base, []))
+                out["bases"][node.name] = sorted(foreign)
                 members = {s.target.id for s in node.body if isinstance(s, ast.AnnAssign)}
                 for base in bases:
                     members.update(out["members"].get(base, []))
@@ -122,6 +171,7 @@ def stub_surface(path):
                 elif target in out["classes"]:
                     out["classes"].append(alias)
                     out["members"][alias] = out["members"][target]
+                    out["bases"][alias] = out["bases"][target]
                 else:
                     out["constants"].append(alias)
     out["classes"].sort()
@@ -156,7 +206,8 @@ def compare(official, ours):
     """Differences of `ours` from `official`, as {key: what differs}, and the counts.
     Keys: `Name` (a public name missing, or of another kind), `Enum.MEMBER` (an enum member
     missing), `Class.member` (a data attribute of a class missing), `function()` (parameter
-    names or their order differ)."""
+    names or their order differ), `Class(module.Base)` (a class does not derive from the sibling
+    module's class the official one derives from, so the other module's calls would not take it)."""
     diffs = {}
     official_kinds, our_kinds = kinds(official), kinds(ours)
     names = present = 0
@@ -171,6 +222,13 @@ def compare(official, ours):
             names += len(official["enums"].get(name, [])) + len(official["members"].get(name, []))
             continue
         present += 1
+        if kind == "classes":
+            for base in official.get("bases", {}).get(name, []):
+                names += 1
+                if base in ours.get("bases", {}).get(name, []):
+                    present += 1
+                else:
+                    diffs[f"{name}({base})"] = "does not derive from it"
         if kind in ("enums", "classes"):
             table = "enums" if kind == "enums" else "members"
             our_members = set(ours[table][name])
@@ -195,7 +253,7 @@ def compare(official, ours):
 
 def subject(key):
     """The official name a difference key is about."""
-    return key[:-2] if key.endswith("()") else key
+    return key[:-2] if key.endswith("()") else key.split("(")[0]
 
 
 def official_has(official, key):
@@ -203,6 +261,9 @@ def official_has(official, key):
         return official["functions"].get(subject(key)) is not None
     if key in kinds(official):
         return True
+    if key.endswith(")"):
+        owner, _, base = key[:-1].partition("(")
+        return base in official.get("bases", {}).get(owner, [])
     owner, _, member = key.partition(".")
     return member in official["enums"].get(owner, []) or member in official["members"].get(owner, [])
 
@@ -290,9 +351,13 @@ def unpacked(cache, package, version):
 
 def official_surface(cache, version, module="driver"):
     """The surface of `cuda.bindings.<module>` of cuda-bindings `version` (no GPU, driver or
-    library is needed to import it)."""
+    library is needed to import it), or None when that release has no such module."""
     path = [unpacked(cache, name, v) for name, v in pins() if name != "cuda-bindings"]
-    return surface_in_subprocess(f"cuda.bindings.{module}", [unpacked(cache, "cuda-bindings", version)] + path)
+    root = unpacked(cache, "cuda-bindings", version)
+    files = os.path.join(root, "cuda", "bindings", module)
+    if not (os.path.isdir(files) or any(glob.glob(f"{files}.*"))):
+        return None  # a module this release does not have (utils before 12.9)
+    return surface_in_subprocess(f"cuda.bindings.{module}", [root] + path)
 
 
 def report_line(ctk, counts, listed, module="driver"):

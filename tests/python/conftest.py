@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -183,3 +184,22 @@ def fake_libcuda(tmp_path_factory):
                     os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_driver", "fake_libcuda.c")],
                    check=True)
     return target
+
+
+def compatible_modules(with_package_modules=True):
+    """The generated modules that follow an official cuda.bindings module of the same name:
+    every described library's (headers/libraries/<name>.toml), by its Python module, and the
+    package-wide helper module (headers/package.toml)."""
+    modules = []
+    for path in sorted(glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml"))):
+        if "." in os.path.basename(path)[: -len(".toml")]:
+            continue  # `<name>.<part>.toml` is a part of a description
+        with open(path, "rb") as f:
+            modules.append(tomllib.load(f)["python"]["module"])
+    package = os.path.join(REPO, "headers", "package.toml")
+    if with_package_modules and os.path.exists(package):
+        with open(package, "rb") as f:
+            utils = tomllib.load(f).get("utils")
+        if utils:
+            modules.append(utils["module"])
+    return tuple(modules)

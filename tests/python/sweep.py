@@ -114,6 +114,13 @@ class Sweep:
             return ("array", inner, ty["len"]) if inner and inner[0] not in ("chars", "array") else ("opaque",)
         return None
 
+    def first_enumerator(self, ty):
+        """The first value an enum type (or a typedef of one) declares, else None."""
+        while ty["kind"] == "typedef" and ty["name"] in self.typedefs:
+            ty = self.typedefs[ty["name"]]["ty"]
+        e = self.enums.get(ty["name"]) if ty["kind"] == "enum" else None
+        return e["constants"][0]["value"] if e and e["constants"] else None
+
     def fields(self, record):
         """(name, type) of every member the class has: anonymous nested records flattened."""
         for field in record["fields"]:
@@ -310,6 +317,9 @@ class Sweep:
     def sweep_members(self):
         seen = set()
         for name, cls in sorted(self.registry.items()):
+            # The registry is the package's: another library's records are its sweep's.
+            if not cls.__module__.rsplit(".", 1)[-1].startswith(f"_{self.module}_"):
+                continue
             record = self.record_of(cls)
             if record is None:
                 self.failures.append(f"{name}: no record in the IR")
@@ -344,9 +354,11 @@ class Sweep:
 
     def sweep_constructors(self):
         types = next((m for m in self.modules if m.__name__.endswith(f"._{self.module}_types")), None)
+        wrappers = (self.base._Handle, self.base._Scalar)
         for name in sorted(self.typedefs):
             cls = getattr(types, name, None)
-            if not isinstance(cls, type):
+            # Handle and scalar classes; the module also holds record aliases of another library's record.
+            if not isinstance(cls, type) or not issubclass(cls, wrappers):
                 continue
             kind = self.kind({"kind": "typedef", "name": name})
             if kind is None:
@@ -399,7 +411,10 @@ class Sweep:
                 p = c_params[arg]
                 kind = self.kind(p["ty"]) if p else None
                 if kind and kind[0] == "int":
-                    neutral[arg] = 0
+                    # An enum's first value: 0 may name no member, and a selector must name one
+                    # for the values it types to be reached.
+                    first = self.first_enumerator(p["ty"])
+                    neutral[arg] = 0 if first is None else first
                 elif kind and kind[0] == "float":
                     neutral[arg] = 0.0
                 elif kind and kind[0] == "record":
@@ -449,7 +464,10 @@ class Sweep:
                 # A count beyond its list, which the callee would read past (the compatible
                 # module's RuntimeError), is refused alike.
                 too_long = isinstance(error, RuntimeError) and str(error).startswith("List is too small")
-                if (isinstance(error, (ValueError, MemoryError)) or unsupported or too_long) \
+                # Another argument refused (its neutral value does not suit the value this one
+                # selects, such as a typed value's selector): this one was taken.
+                other = isinstance(error, TypeError) and any(f": {a} " in f"{error} " for a in args if a != arg)
+                if (isinstance(error, (ValueError, MemoryError)) or unsupported or too_long or other) \
                         and self.fake.fake_recorded_generic_calls() == before:
                     self.refused.append(f"{fname}({arg}) {value!r}: {type(error).__name__}")
                     return self.note("argument", f"{fname}({arg})", value, None)

@@ -19,7 +19,7 @@ from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import roles
 
-from conftest import CTKS, REPO, emit, ir_json
+from conftest import CTKS, REPO, compatible_modules, emit, ir_json
 
 # Targets of the `:py:obj:` roles parsed so far, for the checks that they exist.
 REFERENCES = []
@@ -141,7 +141,7 @@ def stub_surface(path):
 
 
 # The library modules of the package, each with its stub.
-MODULES = ("driver", "nvrtc")
+MODULES = compatible_modules(with_package_modules=False)
 
 
 @pytest.fixture(scope="module", params=MODULES)

@@ -1,4 +1,4 @@
-"""API-surface parity with the official cuda.bindings modules (`driver` and `nvrtc`), for every
+"""API-surface parity with the official cuda.bindings modules (each described library's), for every
 CTK of the catalogue that has an official release of the same major.minor (pinned in
 tests/parity/official.txt).
 Record members are compared too. Every difference must be listed in tests/parity/exceptions.toml, and every listed one must
@@ -13,15 +13,16 @@ import tomllib
 
 import pytest
 
-from conftest import CACHE, REPO, emit, probe
+from conftest import CACHE, REPO, compatible_modules, emit, probe
 
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
 import parity  # noqa: E402
 
 OFFICIAL = parity.official_versions()
 SELECTED = os.environ.get("CTKGEN_PARITY_CTKS")
+
 # The generated modules that follow an official one of the same name.
-MODULES = ("driver", "nvrtc")
+MODULES = compatible_modules()
 
 
 def catalogue_newest():
@@ -55,6 +56,8 @@ def all_results():
         ours = our_surfaces(newest[minor])
         for module in MODULES:
             official = parity.official_surface(CACHE, OFFICIAL[minor], module)
+            if official is None:
+                continue  # the release has no such module: nothing to follow
             diffs, counts = parity.compare(official, ours[module])
             out[module][minor] = (official, diffs, counts)
     return out
@@ -110,6 +113,7 @@ def test_stub_matches_built_module(package, module):
     for kind in ("classes", "constants"):
         assert sorted(built[kind]) == declared[kind], kind
     assert built["members"] == declared["members"]
+    assert built["bases"] == declared["bases"]
     assert built["enums"] == declared["enums"]
     assert built["functions"] == declared["functions"]
 
@@ -124,6 +128,17 @@ def surface(**kw):
 
 OFFICIAL_TOY = surface(enums={"E": ["A", "B"]}, classes={"R": ["m", "n"], "S": ["p"]},
                        functions={"f": ["x", "y"], "g": None}, constants=["K"])
+
+
+def test_compare_finds_a_class_that_does_not_derive_from_the_sibling_class():
+    official = dict(surface(classes={"T": [], "U": []}), bases={"T": ["driver.H"], "U": []})
+    diffs, counts = parity.compare(official, dict(surface(classes={"T": [], "U": []}), bases={"T": [], "U": []}))
+    assert diffs == {"T(driver.H)": "does not derive from it"}
+    assert counts["names"] == 3 and counts["present"] == 2
+    # Deriving from more than the official class does is no difference.
+    ours = dict(surface(classes={"T": [], "U": []}), bases={"T": ["driver.H"], "U": ["driver.V"]})
+    assert parity.compare(official, ours)[0] == {}
+    assert parity.official_has(official, "T(driver.H)") and not parity.official_has(official, "U(driver.V)")
 
 
 def test_compare_finds_each_kind_of_difference():

@@ -6,14 +6,14 @@ import re
 from conftest import REPO, python
 
 
-def readme_example(language):
-    """The first `language` code block of the README's "Using the output" section."""
+def readme_example(language, index=0):
+    """The `language` code block number `index` (from 0) of the README's "Using the output" section."""
     with open(os.path.join(REPO, "README.md")) as f:
         text = f.read()
     section = text.split("## Using the output", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(rf"```{language}\n(.*?)```", section, re.S)
-    assert blocks, f"no {language} example in the README's usage section"
-    return blocks[0]
+    assert len(blocks) > index, f"no {language} example {index} in the README's usage section"
+    return blocks[index]
 
 
 def test_readme_python_example_runs(package, fake_libcuda):

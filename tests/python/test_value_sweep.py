@@ -4,12 +4,15 @@ makes, and again under AddressSanitizer and UBSan on the record build that
 test_asan_stress.py makes (constructors and members; the function modules are not in that
 build). Set CTKGEN_SWEEP_ASAN_FULL=1 to build the whole package under ASan and sweep the
 functions there too (one more full build)."""
+import glob
 import json
 import os
+import re
+import tomllib
 
 import pytest
 
-from conftest import build, fake_library, ir_json, probe, python
+from conftest import REPO, build, fake_library, ir_json, probe, python
 from test_asan_stress import ASAN_UBSAN, record_modules, sanitized
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,15 +87,37 @@ def test_the_sweep_is_clean_under_asan_and_ubsan(ctk13, fake_libcuda, monkeypatc
         report(ctk13, "asan+ubsan" + (" full" if full else ""), out)
 
 
-def run_library_sweep(ctk, path, module, tmp_path, sanitize=False):
-    """The sweep over library `module`'s Python module, against a fake of that library."""
-    ir = ir_json(ctk, module)
-    fake = fake_library(str(tmp_path), ir, f"lib{module}-fake.so")
-    env = {"CTKGEN_LIBNVRTC": fake, "CTKGEN_SWEEP_MODULE": module, "CTKGEN_SWEEP_STRICT_INTEGERS": "0"}
+def run_library_sweep(ctk, path, library, tmp_path, sanitize=False):
+    """The sweep over described library `library`'s Python module, against a fake of it."""
+    with open(os.path.join(REPO, "headers", "libraries", f"{library}.toml"), "rb") as f:
+        python = tomllib.load(f)["python"]
+    ir = ir_json(ctk, library)
+    fake = fake_library(str(tmp_path), ir, f"lib{library}-fake.so")
+    env = {python["library_path_env_var"]: fake, "CTKGEN_SWEEP_MODULE": python["module"], "CTKGEN_SWEEP_STRICT_INTEGERS": "0"}
     out = sweep_output([SWEEP, ir, "ctkgen_cuda", fake], path, env, sanitize)
-    # NVRTC has handles and scalars on every CTK, records only from 13.3 on.
+    # Every library has handles and scalars on every CTK (NVRTC's records come only from 13.3 on).
     assert out["paths"].get("constructor", 0) > 0 and out["paths"].get("argument", 0) > 0, out["paths"]
     return out
+
+
+def library_modules(path, module):
+    """The compiled modules of Python module `module` in a built package, the shared base, and
+    the compiled modules of other libraries they import (a dependency's classes they reuse)."""
+    package = os.path.join(path, "ctkgen_cuda")
+    compiled = {os.path.basename(f).split(".")[0] for f in glob.glob(os.path.join(package, "*.pyx"))}
+    wanted = {n for n in compiled if n == f"cy{module}" or n.startswith(f"_{module}_")} | {"_base"}
+    pending = sorted(wanted)
+    while pending:
+        name = pending.pop()
+        for suffix in (".pyx", ".pxd"):
+            source = os.path.join(package, name + suffix)
+            if os.path.exists(source):
+                with open(source) as f:
+                    for imported in re.findall(r"^from \.(\w+) c?import", f.read(), re.M):
+                        if imported in compiled and imported not in wanted:
+                            wanted.add(imported)
+                            pending.append(imported)
+    return sorted(wanted)
 
 
 def test_the_nvrtc_module_checks_before_it_writes(package, tmp_path, capsys):
@@ -103,10 +128,24 @@ def test_the_nvrtc_module_checks_before_it_writes(package, tmp_path, capsys):
 
 
 def test_the_nvrtc_module_is_clean_under_asan_and_ubsan(ctk13, tmp_path, capsys):
-    path = build(ctk13, cflags=ASAN_UBSAN, modules=["_base", "cynvrtc", "_nvrtc_types", "_nvrtc_records_0", "_nvrtc_functions_0"])
+    path = build(ctk13, cflags=ASAN_UBSAN, modules=library_modules(build(ctk13), "nvrtc"))
     out = run_library_sweep(ctk13, path, "nvrtc", tmp_path, sanitize=True)
     with capsys.disabled():
         report(ctk13, "nvrtc asan+ubsan", out)
+
+
+def test_the_runtime_module_checks_before_it_writes(package, tmp_path, capsys):
+    ctk, path = package
+    out = run_library_sweep(ctk, path, "cuda-runtime", tmp_path)
+    with capsys.disabled():
+        report(ctk, "runtime ubsan", out)
+
+
+def test_the_runtime_module_is_clean_under_asan_and_ubsan(ctk13, tmp_path, capsys):
+    path = build(ctk13, cflags=ASAN_UBSAN, modules=library_modules(build(ctk13), "runtime"))
+    out = run_library_sweep(ctk13, path, "cuda-runtime", tmp_path, sanitize=True)
+    with capsys.disabled():
+        report(ctk13, "runtime asan+ubsan", out)
 
 
 CASES = r'''

@@ -130,7 +130,8 @@ pub struct GenerateArgs {
     #[arg(long, value_enum, default_value = "all")]
     pub lang: Lang,
     /// Import name of the generated Python package: a Python identifier of ASCII letters, digits
-    /// and underscores, not starting with a digit and not a keyword (e.g. my_cuda).
+    /// and underscores, not starting with a digit and not a keyword (e.g. my_cuda), or several
+    /// joined by dots (cuda.bindings: installs in place of the package of that name).
     #[arg(long, value_name = "NAME", default_value = "ctkgen_cuda")]
     pub python_package: String,
     /// Compare with the existing output instead of writing; exit 1 when a generated file differs,

@@ -157,6 +157,7 @@ fn generate_one(
         legacy_inline_layout: args.legacy_inline_layout,
         strict_integers: args.strict_integers,
         command,
+        package: ws.package()?,
     };
     let bound: Vec<ctkgen::BoundLibrary> = libraries
         .iter()

@@ -31,6 +31,7 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
         start = (Instant::now(), process_cpu());
     };
     let library = ws.primary_library()?;
+    let package = ws.package()?;
     let headers = ctkgen::resolve_library_headers(ws, source, &library)?;
     mark(&mut stages);
     let api = ctkgen::read_api_observed(ws, &headers, &ReadOptions::default(), || mark(&mut stages))?;
@@ -41,6 +42,7 @@ pub fn stages(ws: &Workspace, source: &HeaderSource, out: &Path) -> Result<Vec<S
         legacy_inline_layout: false,
         strict_integers: false,
         command: "cargo xtask bench".into(),
+        package: package.clone(),
     };
     let bound = [ctkgen::BoundLibrary { library: &library, headers: &headers, api: &api }];
     let mut files = ctkgen::emit(&bound, &options(Languages::Cython))?;

@@ -36,6 +36,7 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
             legacy_inline_layout: false,
             strict_integers: false,
             command: format!("cargo xtask generate --ctk {ctk}"),
+            package: ws.package()?,
         };
         let out = ws.default_output(ctk);
         let files = ctkgen::emit(&bound, &options)?;

@@ -122,14 +122,15 @@ fn invalid_python_package_names_say_what_is_valid() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let header = root().join("tests/headers/packed.h").display().to_string();
-    for name in ["my-pkg", "9lives", "my.pkg", "class", ""] {
+    for name in ["my-pkg", "9lives", "my..pkg", "my.class", ".pkg", "class", ""] {
         let args = ["generate", "--header", &header, "--python-package", name, "--out", out.to_str().unwrap()];
         let line = fails(&args, &[], &format!("`{name}`"));
         assert_eq!(
             line,
             format!(
                 "error: invalid python package name `{name}`: it must be a Python identifier (ASCII letters, \
-                 digits and underscores, not starting with a digit, not a keyword), e.g. `my_cuda`"
+                 digits and underscores, not starting with a digit, not a keyword) or several joined by dots, \
+                 e.g. `my_cuda` or `cuda.bindings`"
             )
         );
     }
@@ -187,7 +188,7 @@ fn unknown_libraries_and_one_header_for_several() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let line = fails(&["generate", "--ctk", "13.1", "--library", "nope", "--out", out.to_str().unwrap()], &[], "nope");
-    assert!(line.contains("known: cuda-driver, nvrtc"), "{line}");
+    assert!(line.contains("known: cuda-driver, cuda-runtime, nvrtc"), "{line}");
     fails(&["ir", "--ctk", "13.1", "--library", "nope"], &[], "no library named nope");
     let header = root().join("tests/headers/propagate.h").display().to_string();
     let args = ["generate", "--header", &header, "--library", "cuda-driver", "--library", "nvrtc", "--out"];
@@ -198,7 +199,7 @@ fn unknown_libraries_and_one_header_for_several() {
     std::fs::create_dir_all(home.join("include")).unwrap();
     std::fs::copy(root().join("tests/headers/propagate.h"), home.join("include/cuda.h")).unwrap();
     let args = ["generate", "--cuda-home", home.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    let line = fails(&args, &[], "nvrtc.h");
+    let line = fails(&args, &[], "cuda_runtime_api.h");
     assert!(line.contains("--library"), "{line}");
     assert!(!out.exists(), "nothing written");
 }

@@ -977,7 +977,7 @@ mod tests {
         assert_eq!(value("alignas ( 64 )"), Some((AlignmentSpelling::Alignas, 64)));
         assert_eq!(value("__attribute__ ( ( aligned ( 0x80 ) ) )"), Some((AlignmentSpelling::GnuAligned, 128)));
         assert_eq!(
-            value("__attribute__ ( ( aligned ( 2 * sizeof ( long int ) ) ) ) long2 {"),
+            value("__attribute__ ( ( aligned ( 2 * sizeof ( long int ) ) ) ) pair2 {"),
             Some((AlignmentSpelling::GnuAligned, 16))
         );
         assert_eq!(value("aligned ( 2 * sizeof ( unsigned long int ) )"), Some((AlignmentSpelling::GnuAligned, 16)));

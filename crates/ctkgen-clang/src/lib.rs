@@ -618,6 +618,9 @@ fn assemble(model: build::ModeModel, wrappers: &std::collections::BTreeMap<Strin
     let per_thread_renames = macros::renames(&model.per_thread_macros, &symbols, wrappers);
     let typedef_names: BTreeSet<String> = model.typedefs.iter().map(|t| t.name.clone()).collect();
     let constants = macros::constants(&model.macros, &typedef_names, &model.enums);
+    let mut typedefs = model.typedefs;
+    typedefs.extend(macros::type_aliases(&model.macros, &typedefs));
+    typedefs.sort_by(|a, b| a.name.cmp(&b.name));
 
     let mut functions = model.functions;
     for f in &mut functions {
@@ -639,7 +642,7 @@ fn assemble(model: build::ModeModel, wrappers: &std::collections::BTreeMap<Strin
         functions,
         records: model.records,
         enums: model.enums,
-        typedefs: model.typedefs,
+        typedefs,
         constants,
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ctkgen_ir::{Constant, ConstantValue, Enum, Primitive, Type};
+use ctkgen_ir::{Constant, ConstantValue, Enum, Primitive, Type, Typedef};
 
 use crate::build::{parse_integer, MacroDef};
 
@@ -32,6 +32,32 @@ pub fn renames(macros: &[MacroDef], symbols: &BTreeSet<String>, wrappers: &BTree
         if symbols.contains(symbol) && (symbol != m.name || suffix.is_some()) {
             out.push(Rename { public: m.name.clone(), symbol: symbol.to_string(), per_thread_suffix: suffix });
         }
+    }
+    out
+}
+
+/// Macros that only give a typedef another name (`#define NEW_NAME OldTypedef`), as typedefs:
+/// C code may declare with either name, so bindings offer both. A name the model already has is
+/// left alone.
+pub fn type_aliases(macros: &[MacroDef], typedefs: &[Typedef]) -> Vec<Typedef> {
+    let by_name: BTreeMap<&str, &Typedef> = typedefs.iter().map(|t| (t.name.as_str(), t)).collect();
+    let mut out: Vec<Typedef> = Vec::new();
+    for m in macros {
+        let [target] = m.body.as_slice() else { continue };
+        let Some(aliased) = by_name.get(target.as_str()) else { continue };
+        if m.name.starts_with('_') || by_name.contains_key(m.name.as_str()) || out.iter().any(|t| t.name == m.name) {
+            continue;
+        }
+        out.push(Typedef {
+            name: m.name.clone(),
+            ty: Type::Typedef { name: aliased.name.clone() },
+            size: aliased.size,
+            align: aliased.align,
+            explicit_alignments: Vec::new(),
+            system: false,
+            doc: m.doc.clone(),
+            header: m.header.clone(),
+        });
     }
     out
 }
@@ -392,6 +418,43 @@ fn wider(a: &Type, b: &Type) -> Type {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_macro_naming_a_typedef_is_another_name_for_it() {
+        let typedef = |name: &str, size| Typedef {
+            name: name.into(),
+            ty: Type::Primitive { name: Primitive::Int },
+            size,
+            align: size,
+            explicit_alignments: Vec::new(),
+            system: false,
+            doc: None,
+            header: None,
+        };
+        let typedefs = [typedef("fooAttrID", 4), typedef("fooValue", 8)];
+        let define = |name: &str, body: &[&str]| MacroDef {
+            name: name.into(),
+            file: 0,
+            header: Some("foo_types.h".into()),
+            offset: 0,
+            body: body.iter().map(|t| t.to_string()).collect(),
+            doc: None,
+        };
+        let macros = [
+            define("barAttrID", &["fooAttrID"]),
+            define("barValue", &["fooValue"]),
+            define("fooValue", &["fooAttrID"]),
+            define("_hidden", &["fooValue"]),
+            define("barCount", &["4"]),
+            define("barCall", &["fooCall"]),
+            define("barPair", &["fooAttrID", "*"]),
+        ];
+        let aliases = type_aliases(&macros, &typedefs);
+        let names: Vec<(&str, u64)> = aliases.iter().map(|t| (t.name.as_str(), t.size)).collect();
+        assert_eq!(names, [("barAttrID", 4), ("barValue", 8)]);
+        assert_eq!(aliases[0].ty, Type::Typedef { name: "fooAttrID".into() });
+        assert_eq!(aliases[0].header.as_deref(), Some("foo_types.h"));
+    }
 
     fn eval(body: &str, typedefs: &[&str]) -> Option<Constant> {
         let macros =

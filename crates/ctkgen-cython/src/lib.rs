@@ -50,6 +50,11 @@ pub struct CythonOptions {
     /// The package's source repository: the generator's own when its workspace sets one (`None`
     /// leaves `[project.urls]` out, rather than state what is not known).
     pub repository: Option<String>,
+    /// The Python modules of the package's libraries this one depends on, each emitted before
+    /// it: the classes they define for the same C declarations are this module's too.
+    pub dependencies: Vec<String>,
+    /// Package-wide modules beside the library modules (the same for every library).
+    pub package: ctkgen_ir::PackageConventions,
 }
 
 impl CythonOptions {
@@ -67,6 +72,8 @@ impl CythonOptions {
             functions_per_module: 90,
             license: env!("CARGO_PKG_LICENSE").into(),
             repository: Some(env!("CARGO_PKG_REPOSITORY")).filter(|r| !r.is_empty()).map(Into::into),
+            dependencies: Vec::new(),
+            package: Default::default(),
         }
     }
 }
@@ -75,13 +82,16 @@ impl CythonOptions {
 pub enum CythonEmitError {
     #[error(
         "invalid python package name `{0}`: it must be a Python identifier (ASCII letters, digits and \
-         underscores, not starting with a digit, not a keyword), e.g. `my_cuda`"
+         underscores, not starting with a digit, not a keyword) or several joined by dots, e.g. `my_cuda` \
+         or `cuda.bindings`"
     )]
     PackageName(String),
     #[error("{header}: the library file {library} depends on the toolkit's major version, which this header does not give (generate from a catalogued CTK or a toolkit)")]
     UnknownMajor { library: String, header: String },
     #[error("two libraries in one package use the Python module name `{0}`")]
     DuplicateModule(String),
+    #[error("module `{module}` depends on module `{dependency}`, which the package does not bind before it")]
+    UnboundDependency { module: String, dependency: String },
     #[error("libraries of one package must be generated with the same package options ({0} differs)")]
     MixedOptions(&'static str),
     #[error("invalid output-parameter overrides: {0}")]
@@ -128,18 +138,27 @@ const PYTHON_KEYWORDS: &[&str] = &[
     "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
 ];
 
-/// Refuses a package name that `import <name>.driver` could not spell: one Python identifier
-/// of ASCII letters, digits and underscores, not starting with a digit and not a keyword.
+/// Refuses a package name that `import <name>.driver` could not spell: Python identifiers of
+/// ASCII letters, digits and underscores, not starting with a digit and not keywords, one or
+/// several joined by dots (`cuda.bindings`, to install in place of a package of that name).
 pub fn check_package_name(name: &str) -> Result<(), CythonEmitError> {
-    let valid = !name.is_empty()
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !PYTHON_KEYWORDS.contains(&name);
-    if valid {
+    let identifier = |part: &str| {
+        !part.is_empty()
+            && !part.starts_with(|c: char| c.is_ascii_digit())
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !PYTHON_KEYWORDS.contains(&part)
+    };
+    if name.split('.').all(identifier) {
         Ok(())
     } else {
         Err(CythonEmitError::PackageName(name.to_string()))
     }
+}
+
+/// The package's folder under `python/`: a dotted name is nested folders (`cuda.bindings` is
+/// `cuda/bindings`, `cuda` left a namespace package without `__init__.py`).
+fn package_dir(package: &str) -> String {
+    format!("python/{}", package.replace('.', "/"))
 }
 
 /// The context of each module chunk: the whole model as `m`, and the chunk with its items taken
@@ -213,6 +232,7 @@ fn check_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result<()
             ("strict_integers", options.strict_integers == first.strict_integers),
             ("license", options.license == first.license),
             ("repository", options.repository == first.repository),
+            ("package", options.package == first.package),
         ];
         if let Some((field, _)) = same.iter().find(|(_, same)| !same) {
             return Err(CythonEmitError::MixedOptions(field));
@@ -236,9 +256,22 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
     let mut summaries = Vec::new();
     let mut extension_modules = vec!["_base".to_string()];
     let mut first_model = None;
+    let mut emitted: Vec<model::DependencyView<'_>> = Vec::new();
     for (api, options, parsed) in libraries {
-        let model = model::build_with_docs(api, options, parsed)?;
-        let pkg = format!("python/{}", model.package);
+        let module = &options.conventions.python.module;
+        let dependencies = options
+            .dependencies
+            .iter()
+            .map(|dependency| {
+                emitted.iter().find(|d| &d.names.python == dependency).ok_or_else(|| {
+                    CythonEmitError::UnboundDependency { module: module.clone(), dependency: dependency.clone() }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let model = model::build_in_package(api, options, parsed, &dependencies)?;
+        let class_homes = model::class_homes(&model, options, &dependencies);
+        emitted.push(model::DependencyView { api, names: model.names.clone(), class_homes });
+        let pkg = package_dir(&model.package);
         let base = minijinja::Value::from_serialize(&model);
         let names = &model.names;
         // The library's own files, named after its module.
@@ -249,6 +282,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
             (format!("{}.pyi", names.python), "module.pyi.j2"),
             (names.types_header.clone(), "ctkgen_types.h.j2"),
             (names.layout_header.clone(), "ctkgen_layout_check.h.j2"),
+            (format!("{}.pxd", names.types), "_types.pxd.j2"),
             (format!("{}.pyx", names.types), "_types.pyx.j2"),
             (format!("{}.py", names.enums), "_enums.py.j2"),
         ] {
@@ -282,9 +316,20 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         extension_modules => extension_modules,
         ..first.clone()
     };
-    let pkg = format!("python/{}", first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());
+    let pkg = package_dir(&first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());
     for (file, template) in [("_base_config.pxi", "_base_config.pxi.j2"), ("__init__.py", "__init__.py.j2")] {
         jobs.push((format!("{pkg}/{file}"), template, package_ctx.clone()));
+    }
+    if let Some(utils) = libraries.first().and_then(|(_, options, _)| options.package.utils.as_ref()) {
+        // Versions in numeric order (9.5 before 10.0).
+        let mut isa_releases: Vec<(&String, &[u32; 2])> = utils.isa_releases.iter().collect();
+        isa_releases.sort_by_key(|(version, _)| {
+            version.split('.').map(|part| part.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>()
+        });
+        let ctx = minijinja::context! { utils => utils, isa_releases => isa_releases, ..package_ctx.clone() };
+        for (extension, template) in [("py", "utils.py.j2"), ("pyi", "utils.pyi.j2")] {
+            jobs.push((format!("{pkg}/{}.{extension}", utils.module), template, ctx.clone()));
+        }
     }
     for (path, template) in [
         ("python/setup.py", "setup.py.j2"),

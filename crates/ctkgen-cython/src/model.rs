@@ -21,6 +21,7 @@ mod members;
 mod nameable;
 mod param_kind;
 mod pxd;
+mod reuse;
 
 pub use classes::{EnumMemberView, EnumView, MemberView, RecordView, WrapperView};
 pub use constants::ConstantView;
@@ -29,6 +30,7 @@ pub use guard::LayoutAssert;
 pub use members::{BytesMember, ListMember, ReprForm};
 pub use param_kind::{Element, ObjectKind, ParamKind, ParamView};
 pub use pxd::PxdItem;
+pub use reuse::{DependencyBase, DependencyView, ReusedClass, ReusedRecordAlias};
 
 /// Results of up to this many items go through the reused-tuple helpers.
 const RESULT_REUSE_MAX: usize = 5;
@@ -126,6 +128,11 @@ pub struct Model {
     pub record_modules: Vec<Chunk<RecordView>>,
     pub handles: Vec<WrapperView>,
     pub scalars: Vec<WrapperView>,
+    /// Classes of the libraries this one depends on that its module exports as its own.
+    pub reused: Vec<ReusedClass>,
+    pub reused_record_aliases: Vec<ReusedRecordAlias>,
+    /// The dependencies' classes that classes of this library derive from.
+    pub dependency_bases: Vec<DependencyBase>,
     pub functions: Vec<FunctionView>,
     #[serde(skip)]
     pub function_modules: Vec<Chunk<FunctionView>>,
@@ -157,17 +164,56 @@ fn extra_includes(api: &Api) -> Vec<String> {
 pub struct Chunk<T> {
     pub module: String,
     pub items: Vec<T>,
-    /// `(module, class)` pairs the chunk imports at run time.
-    pub imports: Vec<(String, String)>,
+    /// The classes the chunk imports at run time, each from the module that defines it.
+    pub imports: Vec<ChunkImport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ChunkImport {
+    pub module: String,
+    /// The name the chunk uses, and the name the module defines it under.
+    pub class: String,
+    pub source: String,
+    pub kind: ClassKind,
+}
+
+/// What kind of class a name is, which decides how a module imports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassKind {
+    Enum,
+    /// A handle or scalar class.
+    Wrapper,
+    Record,
+}
+
+/// Where a class lives: its private module, and its kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassHome {
+    pub module: String,
+    pub kind: ClassKind,
+    /// The class's name in that module (another than the user's for a reused alias).
+    pub source: String,
 }
 
 pub fn build(api: &Api, options: &CythonOptions) -> Result<Model, CythonEmitError> {
     build_with_docs(api, options, &ParsedDocs::unparsed(&options.conventions.doc_aliases))
 }
 
+pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) -> Result<Model, CythonEmitError> {
+    build_in_package(api, options, parsed, &[])
+}
+
 /// [`build`], taking the doc comments' parses from `parsed` where it has them: the parameter
 /// classification and the docstrings read the same parse of each comment.
-pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) -> Result<Model, CythonEmitError> {
+/// The model of one library of a package, which takes from `dependencies` (libraries of the
+/// same package it depends on) the classes they already define.
+pub fn build_in_package(
+    api: &Api,
+    options: &CythonOptions,
+    parsed: &ParsedDocs,
+    dependencies: &[&DependencyView<'_>],
+) -> Result<Model, CythonEmitError> {
     let conventions = &options.conventions;
     if let Some(problem) = crate::names::ParamNames(&conventions.python.parameter_names).problem() {
         return Err(CythonEmitError::ParameterNames(problem));
@@ -216,6 +262,9 @@ pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) 
         record_modules: Vec::new(),
         handles: Vec::new(),
         scalars: Vec::new(),
+        reused: Vec::new(),
+        reused_record_aliases: Vec::new(),
+        dependency_bases: Vec::new(),
         functions: Vec::new(),
         function_modules: Vec::new(),
         constants: Vec::new(),
@@ -228,6 +277,11 @@ pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) 
     let (handles, scalars) = classes::wrappers(api);
     model.handles = handles;
     model.scalars = scalars;
+    for dependency in dependencies {
+        reuse::reuse(&mut model, api, dependency);
+    }
+    model.dependency_bases.sort();
+    model.dependency_bases.dedup();
     let (functions, report, unclassified) = functions::functions(api, options, model.result_class.as_deref(), parsed);
     if options.strict_params && !unclassified.is_empty() {
         let names = unclassified.iter().map(|u| format!("{}.{} ({})", u.function, u.param, u.c_type)).collect();
@@ -249,7 +303,7 @@ pub fn build_with_docs(api: &Api, options: &CythonOptions, parsed: &ParsedDocs) 
     model.constants = constants::constants(api);
     render_docs(&mut model, parsed);
 
-    let class_module = class_modules(&model, options);
+    let class_module = class_homes(&model, options, dependencies);
     model.record_modules = chunk(
         &model.records,
         options.records_per_module.max(1),
@@ -335,20 +389,39 @@ fn collect_class(kind: &ValueKind, out: &mut Vec<String>) {
     }
 }
 
-/// Which module defines each Python class.
-fn class_modules(model: &Model, options: &CythonOptions) -> BTreeMap<String, String> {
+/// Which module defines each Python class the library's modules use: its own, and those it
+/// takes from its dependencies.
+pub fn class_homes(
+    model: &Model,
+    options: &CythonOptions,
+    dependencies: &[&DependencyView<'_>],
+) -> BTreeMap<String, ClassHome> {
     let mut map = BTreeMap::new();
+    let mut own = |name: &str, module: &str, kind| {
+        map.insert(name.to_string(), ClassHome { module: module.to_string(), kind, source: name.to_string() });
+    };
     for e in &model.enums {
-        map.insert(e.class.clone(), model.names.enums.clone());
+        for name in std::iter::once(&e.class).chain(&e.aliases) {
+            own(name, &model.names.enums, ClassKind::Enum);
+        }
     }
     for w in model.handles.iter().chain(&model.scalars) {
-        map.insert(w.class.clone(), model.names.types.clone());
+        own(&w.class, &model.names.types, ClassKind::Wrapper);
     }
     for (i, r) in model.records.iter().enumerate() {
         let module = format!("{}_{}", model.names.records, i / options.records_per_module.max(1));
-        map.insert(r.class.clone(), module.clone());
+        own(&r.class, &module, ClassKind::Record);
         for (alias, _) in &r.aliases {
-            map.insert(alias.clone(), module.clone());
+            own(alias, &module, ClassKind::Record);
+        }
+    }
+    for alias in &model.reused_record_aliases {
+        own(&alias.class, &model.names.types, ClassKind::Record);
+    }
+    for reused in &model.reused {
+        let theirs = dependencies.iter().find_map(|d| d.class_homes.get(&reused.source));
+        if let Some(home) = theirs {
+            map.insert(reused.name.clone(), home.clone());
         }
     }
     map
@@ -359,7 +432,7 @@ fn chunk<T: Clone>(
     size: usize,
     prefix: &str,
     needs: impl Fn(&T) -> Vec<String>,
-    class_module: &BTreeMap<String, String>,
+    class_module: &BTreeMap<String, ClassHome>,
 ) -> Vec<Chunk<T>> {
     let mut chunks = Vec::new();
     for (i, group) in items.chunks(size).enumerate() {
@@ -367,9 +440,14 @@ fn chunk<T: Clone>(
         let mut imports = BTreeSet::new();
         for item in group {
             for class in needs(item) {
-                if let Some(m) = class_module.get(&class) {
-                    if *m != module {
-                        imports.insert((m.clone(), class));
+                if let Some(home) = class_module.get(&class) {
+                    if home.module != module {
+                        imports.insert(ChunkImport {
+                            module: home.module.clone(),
+                            class,
+                            source: home.source.clone(),
+                            kind: home.kind,
+                        });
                     }
                 }
             }

@@ -304,8 +304,21 @@ fn body_returns_in(body: &str, name: &str) -> bool {
     })
 }
 
-/// Whether a parameter name reads as an element count (`numNodes`, `nbGroups`, `count`).
+/// A name without a pointer's `p` prefix where one stands before a count's word: `pNumNodes`
+/// reads as `numNodes`.
+fn without_pointer_prefix(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.strip_prefix('p') {
+        Some(rest) if rest.starts_with("Num") || rest.starts_with("Nb") => {
+            std::borrow::Cow::Owned(format!("n{}", &rest[1..]))
+        }
+        _ => std::borrow::Cow::Borrowed(name),
+    }
+}
+
+/// Whether a parameter name reads as an element count (`numNodes`, `pNumNodes`, `nbGroups`,
+/// `count`).
 fn is_count_name(name: &str) -> bool {
+    let name = without_pointer_prefix(name);
     let upper_after =
         |prefix: &str| name.strip_prefix(prefix).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
     name == "count" || upper_after("num") || upper_after("nb")
@@ -313,6 +326,7 @@ fn is_count_name(name: &str) -> bool {
 
 /// The word a count parameter counts, singular and lowercased: `numEdges` -> `edge`.
 fn count_stem(name: &str) -> String {
+    let name = without_pointer_prefix(name);
     let stem = name.strip_prefix("num").or_else(|| name.strip_prefix("nb")).unwrap_or("");
     let stem = stem.strip_suffix("_out").unwrap_or(stem).to_lowercase();
     stem.strip_suffix('s').map(str::to_string).unwrap_or(stem)
@@ -797,6 +811,8 @@ mod tests {
         assert!(is_count_name("numNodes") && is_count_name("nbGroups") && is_count_name("count"));
         assert!(!is_count_name("number") && !is_count_name("minCount"));
         assert_eq!(count_stem("numEdges"), "edge");
+        assert!(is_count_name("pNumRootNodes") && !is_count_name("pNode") && !is_count_name("pnumber"));
+        assert_eq!(count_stem("pNumRootNodes"), "rootnode");
         assert_eq!(count_stem("numDependencies_out"), "dependencie");
     }
 

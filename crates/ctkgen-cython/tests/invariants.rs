@@ -5,7 +5,8 @@
 //!
 //! The names checked are every declaration of each bound library in a real CTK (its ABI summary
 //! under `tests/abi/<library>/`), every string of every library's description
-//! (`headers/libraries/`), and any identifier shaped like a driver or NVRTC name (`cuX...`,
+//! (`headers/libraries/`), the helper names of the package description (`headers/package.toml`),
+//! and any identifier shaped like a driver or NVRTC name (`cuX...`,
 //! `CUx...`, `CU_...`, `CUDA_...`, `CUDAX...`, `nvrtcX...`, `NVRTC_...`).
 
 use std::collections::BTreeSet;
@@ -118,6 +119,18 @@ fn convention_names() -> Vec<String> {
         let conventions: ctkgen_ir::LibraryConventions =
             toml::from_str(&std::fs::read_to_string(&description).unwrap()).unwrap();
         names.extend(conventions.names().into_iter().map(str::to_string));
+    }
+    // The package description's names of the compatible helper module (not its module name, a
+    // common word).
+    let package: ctkgen_ir::PackageConventions =
+        toml::from_str(&std::fs::read_to_string(root().join("headers/package.toml")).unwrap()).unwrap();
+    if let Some(utils) = package.utils {
+        names.extend([
+            utils.compatible_module,
+            utils.native_handle_function,
+            utils.isa_version_function,
+            utils.required_version_function,
+        ]);
     }
     names
 }

@@ -55,6 +55,9 @@ pub struct HeaderSet {
     /// The pinned stand-ins the extra headers include (`GL/gl.h`, ...), as (name relative to
     /// the stand-in folder, file): a package built from these headers ships them.
     pub stand_ins: Vec<(String, PathBuf)>,
+    /// Headers the library's headers include without binding anything of them, as (include
+    /// name, file): set by the caller from the library's description, shipped with a package.
+    pub included: Vec<(String, PathBuf)>,
     /// The macro holding the header's version, and the macros naming per-thread-default-stream
     /// variants with their suffixes: set by the caller from the library's description.
     pub version_macro: Option<String>,
@@ -279,7 +282,7 @@ fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir
         .prefix(".staging-")
         .tempdir_in(ctk_dir)
         .map_err(|source| unwritable(ctk_dir, source))?;
-    // A header may sit in a subfolder (`crt/host_defines.h`), as its includers name it.
+    // A header may sit in a subfolder (`sub/defines.h`), as its includers name it.
     let make_parent = |path: &Path| match path.parent() {
         Some(parent) => fs::create_dir_all(parent).map_err(|source| unwritable(parent, source)),
         None => Ok(()),
@@ -314,6 +317,7 @@ fn header_set(include_dir: &Path, release: &Release, library: &LibraryHeaders) -
         catalogued: Some(wheel_sources(release).iter().flat_map(|source| source.headers.keys().cloned()).collect()),
         extra_headers: Vec::new(),
         stand_ins: Vec::new(),
+        included: Vec::new(),
         version_macro: library.version_macro.clone(),
         per_thread_macros: BTreeMap::new(),
         entry_point_typedef: None,

@@ -25,7 +25,7 @@ pub use catalogue::{Catalogue, Companion, Release};
 pub use cuda_home::from_cuda_home;
 pub use error::HeadersError;
 pub use libclang::{locate_libclang, locate_libclang_with, LIBCLANG_OLDEST_MAJOR, LIBCLANG_WHEEL_VERSION};
-pub use library::{LibraryError, LibraryFiles};
+pub use library::{package_conventions, LibraryError, LibraryFiles};
 pub use pip::Pip;
 pub use refresh::{refresh_catalogue, RefreshPlan};
 

@@ -12,7 +12,7 @@ use ctkgen_ir::LibraryConventions;
 pub enum LibraryError {
     #[error("cannot read {path}")]
     Read { path: PathBuf, source: io::Error },
-    #[error("{path}: malformed library description: {message}")]
+    #[error("{path}: malformed description: {message}")]
     Malformed { path: PathBuf, message: String },
 }
 
@@ -64,6 +64,21 @@ impl LibraryFiles {
     }
 }
 
+/// The package description at `path` (`headers/package.toml`): none (no package-wide modules)
+/// when the file is absent.
+pub fn package_conventions(path: &Path) -> Result<ctkgen_ir::PackageConventions, LibraryError> {
+    let text = match std::fs::read_to_string(path) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Default::default()),
+        _ => read(path)?,
+    };
+    let package: ctkgen_ir::PackageConventions = toml::from_str(&text)
+        .map_err(|e| LibraryError::Malformed { path: path.to_path_buf(), message: e.message().to_string() })?;
+    match package.problem() {
+        Some(message) => Err(LibraryError::Malformed { path: path.to_path_buf(), message }),
+        None => Ok(package),
+    }
+}
+
 fn read(path: &Path) -> Result<String, LibraryError> {
     std::fs::read_to_string(path).map_err(|source| LibraryError::Read { path: path.to_path_buf(), source })
 }
@@ -77,7 +92,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("lib.toml"), "library = \"x\"\nunexpected = 1\n").unwrap();
         let error = LibraryFiles::new(dir.path(), "lib").conventions().unwrap_err().to_string();
-        assert!(error.contains("lib.toml: malformed library description"), "{error}");
+        assert!(error.contains("lib.toml: malformed description"), "{error}");
         let missing = LibraryFiles::new(dir.path(), "absent").conventions().unwrap_err().to_string();
         assert!(missing.starts_with("cannot read ") && missing.ends_with("absent.toml"), "{missing}");
     }

@@ -38,7 +38,9 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         assert_eq!(release.package, package, "{}", release.ctk);
         assert_eq!(release.include_dir, include_dir, "{}", release.ctk);
         let names: Vec<&str> = release.headers.keys().map(String::as_str).collect();
+        // The runtime wheel holds the driver's headers and the runtime API's.
         let runtime_headers = [
+            "builtin_types.h",
             "cuda.h",
             "cudaEGL.h",
             "cudaEGLTypedefs.h",
@@ -48,11 +50,22 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
             "cudaTypedefs.h",
             "cudaVDPAU.h",
             "cudaVDPAUTypedefs.h",
+            "cuda_device_runtime_api.h",
+            "cuda_gl_interop.h",
+            "cuda_runtime_api.h",
+            "cuda_vdpau_interop.h",
+            "device_types.h",
+            "driver_types.h",
+            "library_types.h",
+            "surface_types.h",
+            "texture_types.h",
+            "vector_types.h",
         ];
         assert_eq!(names, runtime_headers, "{}", release.ctk);
-        // cudaProfiler.h ships in the profiler API's own wheel, of the same release, and nvrtc.h
-        // in NVRTC's.
-        let [profiler, nvrtc] = release.companions.as_slice() else {
+        // The profiler API's headers ship in its own wheel of the same release, crt/host_defines.h
+        // (which the runtime API includes) in nvcc's wheel in 12.x and crt's in 13.x, nvrtc.h in
+        // NVRTC's.
+        let [profiler, crt, nvrtc] = release.companions.as_slice() else {
             panic!("{}: {:?}", release.ctk, release.companions)
         };
         let names: Vec<&str> = nvrtc.headers.keys().map(String::as_str).collect();
@@ -60,14 +73,25 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         let expected_package = if cu12 { "nvidia-cuda-nvrtc-cu12" } else { "nvidia-cuda-nvrtc" };
         assert_eq!(nvrtc.package, expected_package, "{}", release.ctk);
         let names: Vec<&str> = profiler.headers.keys().map(String::as_str).collect();
-        assert_eq!((profiler.extra.as_str(), names), ("profiler", vec!["cudaProfiler.h"]), "{}", release.ctk);
+        assert_eq!(
+            (profiler.extra.as_str(), names),
+            ("profiler", vec!["cudaProfiler.h", "cuda_profiler_api.h"]),
+            "{}",
+            release.ctk
+        );
         let expected_package = if cu12 { "nvidia-cuda-profiler-api-cu12" } else { "nvidia-cuda-profiler-api" };
         assert_eq!(profiler.package, expected_package, "{}", release.ctk);
-        // Both wheels carry the release's major.minor in their own versions.
+        let names: Vec<&str> = crt.headers.keys().map(String::as_str).collect();
+        let (extra, expected_package) =
+            if cu12 { ("nvcc", "nvidia-cuda-nvcc-cu12") } else { ("crt", "nvidia-cuda-crt") };
+        assert_eq!((crt.extra.as_str(), names), (extra, vec!["crt/host_defines.h"]), "{}", release.ctk);
+        assert_eq!(crt.package, expected_package, "{}", release.ctk);
+        // Every wheel carries the release's major.minor in its own version.
         let (minor, _) = release.ctk.rsplit_once('.').unwrap();
         assert!(release.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
         assert!(profiler.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
         assert!(nvrtc.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
+        assert!(crt.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
     }
 }
 

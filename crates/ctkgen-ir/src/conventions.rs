@@ -38,6 +38,11 @@ pub struct LibraryConventions {
     /// component) is read without it; a catalogue release must have them all.
     #[serde(default)]
     pub extra_headers: Vec<ExtraHeader>,
+    /// Headers the library's headers include that declare nothing it binds (`foo_defines.h`,
+    /// `sub/attributes.h`): pinned by the catalogue with the others, found in the same include
+    /// folder when parsing, and shipped with the Python package that builds against them.
+    #[serde(default)]
+    pub includes: Vec<String>,
     /// The wheels of the package index that carry the headers, each named by the extra of the
     /// toolkit meta-package that requires it; the catalogue pins them per release.
     #[serde(default)]
@@ -259,6 +264,7 @@ impl LibraryConventions {
         names.extend(self.wheels.iter().map(|w| w.package.as_str()));
         names.extend(self.search.wheel_dirs.values().map(String::as_str));
         names.extend(extra.map(String::as_str));
+        names.extend(self.includes.iter().map(String::as_str));
         names.extend(self.doc_aliases.iter().flat_map(|(name, sentence)| [name.as_str(), sentence.as_str()]));
         names
     }
@@ -284,6 +290,7 @@ impl LibraryConventions {
         let mut files = vec![self.header.clone()];
         files.extend(self.typedefs_header.clone());
         files.extend(self.extra_header_files());
+        files.extend(self.includes.iter().cloned());
         files
     }
 
@@ -362,5 +369,49 @@ mod entry_point_typedef_tests {
         assert!(without.problem().unwrap().contains("no entry_point_typedef"));
         let broken = super::LibraryConventions { entry_point_typedef: Some("PFN_{name}".into()), ..described };
         assert!(broken.problem().unwrap().contains("needs `{name}` before `{version}`"));
+    }
+}
+
+/// The package as a whole: modules it ships beside the library modules
+/// (`headers/package.toml`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageConventions {
+    /// Helpers over every library module, when the compatible package has such a module.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utils: Option<UtilsModule>,
+}
+
+/// A module of helpers over the whole package, named as the compatible package names them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UtilsModule {
+    /// Its Python module name in the package, e.g. `utils`.
+    pub module: String,
+    /// The module it is call-compatible with.
+    pub compatible_module: String,
+    /// The function returning a handle object's value as an int (any module's handle).
+    pub native_handle_function: String,
+    /// The function reading the ISA version of an assembly text from its version directive.
+    pub isa_version_function: String,
+    /// The directive that states the version, e.g. `.version`.
+    pub isa_version_directive: String,
+    /// The function giving the toolkit version (1000 * major + 10 * minor) that first reads an
+    /// ISA version.
+    pub required_version_function: String,
+    /// Each ISA version and the toolkit release `[major, minor]` that introduced it.
+    pub isa_releases: BTreeMap<String, [u32; 2]>,
+}
+
+impl PackageConventions {
+    /// What is wrong with the description, if anything: an ISA version that is not `major.minor`.
+    pub fn problem(&self) -> Option<String> {
+        let utils = self.utils.as_ref()?;
+        let bad = utils.isa_releases.keys().find(|v| {
+            let mut parts = v.split('.');
+            let numeric = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            !(numeric(parts.next()) && numeric(parts.next()) && parts.next().is_none())
+        })?;
+        Some(format!("utils: ISA version `{bad}` is not major.minor"))
     }
 }

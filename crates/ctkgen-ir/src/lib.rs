@@ -30,8 +30,8 @@ pub mod shared;
 use serde::{Deserialize, Serialize};
 
 pub use conventions::{
-    EntryPointTypedef, ExtraHeader, LibraryConventions, LibrarySearch, PerThread, ProcAddress, PythonConventions,
-    WheelSource,
+    EntryPointTypedef, ExtraHeader, LibraryConventions, LibrarySearch, PackageConventions, PerThread, ProcAddress,
+    PythonConventions, UtilsModule, WheelSource,
 };
 
 /// Bumped whenever the JSON form changes shape.

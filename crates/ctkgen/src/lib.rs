@@ -145,6 +145,12 @@ impl Workspace {
         Ok(found)
     }
 
+    /// The package description: `headers/package.toml`, or none (no package-wide modules)
+    /// when the file is absent.
+    pub fn package(&self) -> Result<ctkgen_ir::PackageConventions, PipelineError> {
+        Ok(ctkgen_headers::package_conventions(&self.root.join("headers").join("package.toml"))?)
+    }
+
     /// The folder of library descriptions.
     pub fn libraries_dir(&self) -> PathBuf {
         self.root.join("headers").join("libraries")
@@ -292,7 +298,9 @@ pub fn resolve_library_headers(
             let catalogued: std::collections::BTreeSet<&String> =
                 release.headers.keys().chain(release.companions.iter().flat_map(|c| c.headers.keys())).collect();
             // Checked before fetching, so an old catalogue fails without a download.
-            let needed = std::iter::once(&conventions.header).chain(extra.iter().map(|e| &e.header));
+            let needed = std::iter::once(&conventions.header)
+                .chain(extra.iter().map(|e| &e.header))
+                .chain(&conventions.includes);
             if let Some(missing) = needed.into_iter().find(|h| !catalogued.contains(h)) {
                 return Err(PipelineError::MissingExtraHeader {
                     ctk: release.ctk.clone(),
@@ -341,12 +349,22 @@ pub fn resolve_library_headers(
                 catalogued: None,
                 extra_headers: Vec::new(),
                 stand_ins: Vec::new(),
+                included: Vec::new(),
                 version_macro: names.version_macro.clone(),
                 per_thread_macros: Default::default(),
                 entry_point_typedef: None,
             }
         }
     };
+    if !matches!(source, HeaderSource::Header(_)) {
+        let include_dir = headers.include_dir.clone();
+        headers.included = conventions
+            .includes
+            .iter()
+            .map(|name| (name.clone(), include_dir.join(name)))
+            .filter(|(_, path)| path.is_file())
+            .collect();
+    }
     headers.per_thread_macros = conventions.per_thread.as_ref().map(|p| p.macros.clone()).unwrap_or_default();
     headers.entry_point_typedef = conventions.entry_point_typedef.clone();
     Ok(headers)
@@ -531,6 +549,8 @@ pub struct GenerateOptions {
     pub strict_integers: bool,
     /// The command line recorded in every file's first line.
     pub command: String,
+    /// Package-wide modules beside the library modules (`headers/package.toml`).
+    pub package: ctkgen_ir::PackageConventions,
 }
 
 /// One library to emit: its description, the headers it was read from and their model.
@@ -609,8 +629,9 @@ fn package_headers(libraries: &[BoundLibrary<'_>]) -> Result<Vec<OutputFile>, Pi
             let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             files.push(OutputFile { path: format!("python/include/{name}"), contents });
         }
-        // The extra headers include the graphics APIs' headers, which a build host may lack.
-        for (name, path) in &headers.stand_ins {
+        // The extra headers include the graphics APIs' headers, which a build host may lack;
+        // the included ones keep their subfolder (`sub/defines.h`).
+        for (name, path) in headers.stand_ins.iter().chain(&headers.included) {
             let contents =
                 std::fs::read_to_string(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
             files.push(OutputFile { path: format!("python/include/{name}"), contents });
@@ -631,6 +652,12 @@ fn emit_cython(
             command: options.command.clone(),
             legacy_inline_layout: options.legacy_inline_layout,
             strict_integers: options.strict_integers,
+            package: options.package.clone(),
+            // Libraries come dependencies first (the order they were chosen in).
+            dependencies: (l.library.conventions.depends_on.iter())
+                .filter_map(|name| libraries.iter().find(|other| &other.library.name == name))
+                .map(|other| other.library.conventions.python.module.clone())
+                .collect(),
             ..ctkgen_cython::CythonOptions::new(l.library.conventions.clone(), l.library.cython_params.clone())
         })
         .collect();

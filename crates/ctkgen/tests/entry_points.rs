@@ -15,6 +15,7 @@ fn emitted_loaders_use_the_lookup_name_and_version() {
         legacy_inline_layout: false,
         strict_integers: false,
         command: "test".into(),
+        package: Default::default(),
     };
     let library = common::workspace().library("cuda-driver").unwrap();
     let files =

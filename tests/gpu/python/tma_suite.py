@@ -938,6 +938,257 @@ def test_nvrtc_compile_and_launch():
                     f"({facts['library']}), SAXPY of 1000 floats exact; cuda.bindings: {facts['cuda.bindings']}"), facts
 
 
+# ---------------------------------------------------------------------------------------------
+# The family: runtime, driver and NVRTC modules of one package passing objects to each other
+
+
+def sibling(name):
+    """Another module of the package the driver module under test belongs to."""
+    return importlib.import_module(ARGS.module.rsplit(".", 1)[0] + "." + name)
+
+
+def loaded(module, probe, env_var, stem, facts):
+    """`module` with its library loaded: on a host without this package's major of it, another
+    major's file (from $CTKGEN_GPU_LIBS, the bundle's, or the host's) is named in `env_var`, and
+    the fact is recorded."""
+    import glob
+    import os
+    try:
+        probe()
+    except RuntimeError as missing:
+        if "not found" not in type(missing).__name__.lower() and "NotFound" not in type(missing).__name__:
+            raise
+        folders = [os.environ.get("CTKGEN_GPU_LIBS", ""), "/usr/local/cuda/lib64"]
+        candidates = sorted(p for f in folders if f for p in glob.glob(os.path.join(f, f"{stem}.so.[0-9]*"))
+                            if p.rsplit(".so.", 1)[1].isdigit())
+        expect(candidates, f"{missing}")
+        os.environ[env_var] = candidates[0]
+        facts[f"{stem} note"] = f"not found as the package names it; ran with {candidates[0]}"
+        probe()
+    facts[stem] = loaded_library(stem + ".so")
+    return module
+
+
+def family(facts):
+    """(runtime, nvrtc) of this package, each with its library loaded; the runtime's device set."""
+    runtime = sibling("runtime")
+    loaded(runtime, lambda: runtime.cudaRuntimeGetVersion(), "CTKGEN_LIBCUDART", "libcudart", facts)
+    nvrtc = sibling("nvrtc")
+    loaded(nvrtc, lambda: nvrtc.nvrtcVersion(), "CTKGEN_LIBNVRTC", "libnvrtc", facts)
+    ok(runtime.cudaSetDevice(0), "cudaSetDevice")
+    ok(runtime.cudaFree(0), "cudaFree(0): the runtime's context is the primary one, current")
+    primary_context(driver)
+    return runtime, nvrtc
+
+
+def saxpy_cubin(nvrtc):
+    device = ok(driver.cuDeviceGet(0), "cuDeviceGet")
+    cc = [ok(driver.cuDeviceGetAttribute(enum("CUdevice_attribute", f"CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_{p}"),
+                                         device), p) for p in ("MAJOR", "MINOR")]
+    cubin, _ = compile_cubin(nvrtc, f"{cc[0]}{cc[1]}")
+    return cubin
+
+
+SAXPY_N, SAXPY_A = 1000, 2.5
+
+
+def saxpy_inputs():
+    x = np.arange(SAXPY_N, dtype=np.float32)
+    y = np.full(SAXPY_N, 1.0, dtype=np.float32)
+    return x, y, SAXPY_A * x + y
+
+
+def test_family_streams_cross():
+    """a runtime stream carries driver launches and copies, a driver stream runtime copies"""
+    facts = {}
+    runtime, nvrtc = family(facts)
+    cubin = saxpy_cubin(nvrtc)
+    image = ok(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
+    saxpy = ok(driver.cuModuleGetFunction(image, b"saxpy"), "cuModuleGetFunction")
+    x, y, want = saxpy_inputs()
+    px, py = ok(runtime.cudaMalloc(x.nbytes), "cudaMalloc"), ok(runtime.cudaMalloc(y.nbytes), "cudaMalloc")
+    rt_stream = ok(runtime.cudaStreamCreate(), "cudaStreamCreate")
+    expect(isinstance(rt_stream, driver.CUstream), f"{type(rt_stream).__name__} is not a driver.CUstream")
+    ok(driver.cuMemcpyHtoDAsync(px, x, x.nbytes, rt_stream), "cuMemcpyHtoDAsync(runtime stream)")
+    ok(driver.cuMemcpyHtoDAsync(py, y, y.nbytes, rt_stream), "cuMemcpyHtoDAsync(runtime stream)")
+    params = ((SAXPY_A, px, py, SAXPY_N), (ctypes.c_float, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int))
+    ok(driver.cuLaunchKernel(saxpy, (SAXPY_N + 127) // 128, 1, 1, 128, 1, 1, 0, rt_stream, params, 0),
+       "cuLaunchKernel(runtime stream)")
+    ok(driver.cuStreamSynchronize(rt_stream), "cuStreamSynchronize(runtime stream)")
+    # The reverse: a driver stream in runtime calls.
+    drv_stream = ok(driver.cuStreamCreate(0), "cuStreamCreate")
+    got = np.empty_like(y)
+    kind = runtime.cudaMemcpyKind.cudaMemcpyDeviceToHost
+    ok(runtime.cudaMemcpyAsync(got, py, got.nbytes, kind, drv_stream), "cudaMemcpyAsync(driver stream)")
+    ok(runtime.cudaStreamSynchronize(drv_stream), "cudaStreamSynchronize(driver stream)")
+    expect(np.array_equal(got, want), f"SAXPY on the runtime's stream: {got[:4]}, expected {want[:4]}")
+    status = ok(runtime.cudaStreamQuery(drv_stream), "cudaStreamQuery(driver stream)")
+    ok(runtime.cudaStreamDestroy(rt_stream), "cudaStreamDestroy")
+    ok(driver.cuStreamDestroy(drv_stream), "cuStreamDestroy")
+    runtime.cudaFree(px), runtime.cudaFree(py)
+    return "pass", "SAXPY launched by the driver on a runtime stream, read back by the runtime on a driver stream", facts
+
+
+def test_family_runtime_memory_in_driver_copies():
+    """memory from cudaMalloc and cudaMallocManaged goes through driver copies"""
+    facts = {}
+    runtime, _ = family(facts)
+    generator, seed = rng()
+    data = generator.integers(0, 2**32, 4096, dtype=np.uint32)
+    device = ok(runtime.cudaMalloc(data.nbytes), "cudaMalloc")
+    managed = ok(runtime.cudaMallocManaged(data.nbytes, runtime.cudaMemAttachGlobal), "cudaMallocManaged")
+    ok(driver.cuMemcpyHtoD(device, data, data.nbytes), "cuMemcpyHtoD(cudaMalloc memory)")
+    ok(driver.cuMemcpyDtoD(managed, device, data.nbytes), "cuMemcpyDtoD(managed <- device)")
+    ok(driver.cuCtxSynchronize(), "cuCtxSynchronize")
+    host_view = np.ctypeslib.as_array((ctypes.c_uint32 * data.size).from_address(int(managed)))
+    expect(np.array_equal(host_view, data), "managed memory read on the host differs")
+    back = np.empty_like(data)
+    ok(driver.cuMemcpyDtoH(back, managed, back.nbytes), "cuMemcpyDtoH(managed)")
+    expect(np.array_equal(back, data), "driver copy of managed memory differs")
+    kind = ok(driver.cuPointerGetAttribute(driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_IS_MANAGED, managed),
+              "cuPointerGetAttribute(IS_MANAGED)")
+    expect(bool(kind), "the driver does not see cudaMallocManaged memory as managed")
+    runtime.cudaFree(device), runtime.cudaFree(managed)
+    return "pass", f"{data.nbytes} random bytes (seed {seed}) through both allocations", facts
+
+
+def launch_forms(px, py):
+    """kernelParams forms for saxpy(a, x, y, n), each with what keeps its storage alive."""
+    a, xp, yp, n = ctypes.c_float(SAXPY_A), ctypes.c_void_p(int(px)), ctypes.c_void_p(int(py)), ctypes.c_int(SAXPY_N)
+    pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(v) for v in (a, xp, yp, n)])
+    return {
+        "values and ctypes types": ((SAXPY_A, int(px), int(py), SAXPY_N),
+                                    (ctypes.c_float, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)),
+        "ctypes instances": ((a, xp, yp, n), (ctypes.c_float, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)),
+        "address of a void* array": ctypes.addressof(pointers),
+        "buffer of addresses": np.array([ctypes.addressof(v) for v in (a, xp, yp, n)], dtype=np.uint64),
+    }, (a, xp, yp, n, pointers)
+
+
+def test_family_nvrtc_kernel_every_launch_form():
+    """an NVRTC kernel launched by the driver in each kernelParams form and by the runtime"""
+    facts = {}
+    runtime, nvrtc = family(facts)
+    cubin = saxpy_cubin(nvrtc)
+    image = ok(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
+    saxpy = ok(driver.cuModuleGetFunction(image, b"saxpy"), "cuModuleGetFunction")
+    x, y, want = saxpy_inputs()
+    px, py = ok(runtime.cudaMalloc(x.nbytes), "cudaMalloc"), ok(runtime.cudaMalloc(y.nbytes), "cudaMalloc")
+    forms, keep = launch_forms(px, py)
+    grid = (SAXPY_N + 127) // 128
+    passed = []
+
+    def check(label, launch):
+        ok(runtime.cudaMemcpy(px, x, x.nbytes, runtime.cudaMemcpyKind.cudaMemcpyHostToDevice), "cudaMemcpy(x)")
+        ok(runtime.cudaMemcpy(py, y, y.nbytes, runtime.cudaMemcpyKind.cudaMemcpyHostToDevice), "cudaMemcpy(y)")
+        ok(launch(), label)
+        ok(runtime.cudaDeviceSynchronize(), f"cudaDeviceSynchronize after {label}")
+        got = np.empty_like(y)
+        ok(runtime.cudaMemcpy(got, py, got.nbytes, runtime.cudaMemcpyKind.cudaMemcpyDeviceToHost), "cudaMemcpy(y)")
+        expect(np.array_equal(got, want), f"{label}: {got[:4]}, expected {want[:4]}")
+        passed.append(label)
+
+    for label, params in forms.items():
+        check(f"cuLaunchKernel, {label}",
+              lambda params=params: driver.cuLaunchKernel(saxpy, grid, 1, 1, 128, 1, 1, 0, None, params, 0))
+    # The runtime's own launch, of a kernel it loaded, and of the driver's function object.
+    library = ok(runtime.cudaLibraryLoadData(cubin, None, None, 0, None, None, 0), "cudaLibraryLoadData")
+    kernel = ok(runtime.cudaLibraryGetKernel(library, b"saxpy"), "cudaLibraryGetKernel")
+    dim = runtime.dim3()
+    dim.x, dim.y, dim.z = grid, 1, 1
+    block = runtime.dim3()
+    block.x, block.y, block.z = 128, 1, 1
+    check("cudaLaunchKernel(cudaKernel_t)",
+          lambda: runtime.cudaLaunchKernel(kernel, dim, block, forms["values and ctypes types"], 0, None))
+    check("cudaLaunchKernel(driver CUfunction)",
+          lambda: runtime.cudaLaunchKernel(saxpy, dim, block, forms["values and ctypes types"], 0, None))
+    del keep
+    facts["forms"] = passed
+    return "pass", f"{len(passed)} launches exact: " + "; ".join(passed), facts
+
+
+def test_family_graph_driver_then_runtime():
+    """a graph built by the driver (a kernel node), extended by the runtime (a copy node), run"""
+    facts = {}
+    runtime, nvrtc = family(facts)
+    cubin = saxpy_cubin(nvrtc)
+    image = ok(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
+    saxpy = ok(driver.cuModuleGetFunction(image, b"saxpy"), "cuModuleGetFunction")
+    x, y, want = saxpy_inputs()
+    px, py = ok(runtime.cudaMalloc(x.nbytes), "cudaMalloc"), ok(runtime.cudaMalloc(y.nbytes), "cudaMalloc")
+    kind = runtime.cudaMemcpyKind
+    ok(runtime.cudaMemcpy(px, x, x.nbytes, kind.cudaMemcpyHostToDevice), "cudaMemcpy(x)")
+    ok(runtime.cudaMemcpy(py, y, y.nbytes, kind.cudaMemcpyHostToDevice), "cudaMemcpy(y)")
+    graph = ok(driver.cuGraphCreate(0), "cuGraphCreate")
+    node = driver.CUDA_KERNEL_NODE_PARAMS()
+    node.func = saxpy
+    node.gridDimX, node.gridDimY, node.gridDimZ = (SAXPY_N + 127) // 128, 1, 1
+    node.blockDimX, node.blockDimY, node.blockDimZ = 128, 1, 1
+    node.sharedMemBytes = 0
+    node.kernelParams = ((SAXPY_A, int(px), int(py), SAXPY_N),
+                         (ctypes.c_float, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int))
+    kernel_node = ok(driver.cuGraphAddKernelNode(graph, None, 0, node), "cuGraphAddKernelNode")
+    # The driver's graph and node objects in runtime calls.
+    got = np.zeros_like(y)
+    copy_node = ok(runtime.cudaGraphAddMemcpyNode1D(graph, [kernel_node], 1, got, py, got.nbytes,
+                                                    kind.cudaMemcpyDeviceToHost), "cudaGraphAddMemcpyNode1D")
+    count = ok(runtime.cudaGraphGetNodes(graph, 0), "cudaGraphGetNodes")
+    facts["nodes"] = int(count[1]) if isinstance(count, tuple) else count
+    executable = ok(runtime.cudaGraphInstantiate(graph, 0), "cudaGraphInstantiate")
+    ok(runtime.cudaGraphLaunch(executable, None), "cudaGraphLaunch")
+    ok(runtime.cudaDeviceSynchronize(), "cudaDeviceSynchronize")
+    expect(np.array_equal(got, want), f"graph output {got[:4]}, expected {want[:4]}")
+    expect(isinstance(copy_node, driver.CUgraphNode), "the runtime's node is not a driver.CUgraphNode")
+    ok(driver.cuGraphExecDestroy(executable), "cuGraphExecDestroy(runtime executable)")
+    ok(driver.cuGraphDestroy(graph), "cuGraphDestroy")
+    return "pass", "driver kernel node, runtime copy node after it, instantiated and launched by the runtime", facts
+
+
+class RuntimeCopies(Gpu):
+    """The TMA plumbing with every allocation and copy made by the runtime module."""
+
+    def __init__(self, runtime):
+        super().__init__()
+        self.runtime = runtime
+
+    def alloc(self, nbytes):
+        pointer = ok(self.runtime.cudaMalloc(nbytes), f"cudaMalloc({nbytes})")
+        self.allocations.append(pointer)
+        return pointer
+
+    def write(self, pointer, array):
+        array = np.ascontiguousarray(array)
+        kind = self.runtime.cudaMemcpyKind.cudaMemcpyHostToDevice
+        ok(self.runtime.cudaMemcpy(pointer, array, array.nbytes, kind), "cudaMemcpy(host to device)")
+
+    def upload(self, array):
+        pointer = self.alloc(np.ascontiguousarray(array).nbytes)
+        self.write(pointer, array)
+        return pointer
+
+    def download(self, pointer, shape, dtype):
+        array = np.empty(shape, dtype=dtype)
+        kind = self.runtime.cudaMemcpyKind.cudaMemcpyDeviceToHost
+        ok(self.runtime.cudaMemcpy(array, pointer, array.nbytes, kind), "cudaMemcpy(device to host)")
+        return array
+
+    def close(self):
+        for pointer in self.allocations:
+            self.runtime.cudaFree(pointer)
+
+
+def test_family_tma_roundtrip_runtime_copies():
+    """a tensor map encoded by the driver over runtime memory; copies by the runtime"""
+    facts = {}
+    runtime, _ = family(facts)
+    gpu = RuntimeCopies(runtime)
+    case = F32RoundTrip(gpu, fill="NONE")
+    problems = case.run(case.source, case.output)
+    expect(not problems, "; ".join(problems))
+    gpu.close()
+    return "pass", f"{case.shape[0]}x{case.shape[1]} f32, grid {case.grid}, seed {case.seed}", facts
+
+
 TESTS = {
     "roundtrip_f32_zero_fill": test_roundtrip_f32_zero_fill,
     "roundtrip_f32_nan_fill": test_roundtrip_f32_nan_fill,
@@ -955,6 +1206,13 @@ TESTS["rule_replace_address_misaligned"] = test_rule_replace_address_misaligned
 TESTS["interleave32_without_swizzle32_recorded"] = test_interleave32_without_swizzle32_recorded
 TESTS.update(TESTS_KERNEL_PARAMS)
 TESTS["nvrtc_compile_and_launch"] = test_nvrtc_compile_and_launch
+TESTS.update({
+    "family_streams_cross": test_family_streams_cross,
+    "family_runtime_memory_in_driver_copies": test_family_runtime_memory_in_driver_copies,
+    "family_nvrtc_kernel_every_launch_form": test_family_nvrtc_kernel_every_launch_form,
+    "family_graph_driver_then_runtime": test_family_graph_driver_then_runtime,
+    "family_tma_roundtrip_runtime_copies": test_family_tma_roundtrip_runtime_copies,
+})
 
 
 def run_test(name):

@@ -97,6 +97,8 @@ pub struct RecordView {
 pub struct WrapperView {
     pub class: String,
     pub base: Option<String>,
+    /// The private module of the library this one depends on that defines `base`, when it does.
+    pub base_module: Option<String>,
     pub cy_type: String,
     pub signed: bool,
     /// The range check of an integer typedef's values (None for handles).
@@ -310,6 +312,7 @@ pub(super) fn wrappers(api: &Api) -> (Vec<WrapperView>, Vec<WrapperView>) {
             Some(TypedefClass::Handle) => handles.push(WrapperView {
                 class: def.name.clone(),
                 base,
+                base_module: None,
                 cy_type: def.name.clone(),
                 signed: false,
                 range: None,
@@ -318,6 +321,7 @@ pub(super) fn wrappers(api: &Api) -> (Vec<WrapperView>, Vec<WrapperView>) {
             Some(TypedefClass::Scalar) => scalars.push(WrapperView {
                 class: def.name.clone(),
                 base,
+                base_module: None,
                 cy_type: def.name.clone(),
                 signed: scalar_primitive(api, &def.ty).is_some_and(|p| p.is_signed_integer()),
                 range: int_range(api, &def.ty),

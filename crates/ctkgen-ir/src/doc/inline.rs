@@ -112,6 +112,13 @@ pub(super) fn parse_inlines(text: &str, aliases: &DocAliases) -> Vec<Inline> {
                     }
                 }
             }
+            // A stray colon before a reference (`:::name`, a typo some headers have) is dropped.
+            ':' if rest.starts_with(":::")
+                && rest[3..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && !plain.ends_with(is_ident_char) =>
+            {
+                i += 1;
+            }
             ':' if rest.starts_with("::")
                 && rest[2..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 && !plain.ends_with(is_ident_char) =>

@@ -360,6 +360,12 @@ mod tests {
     }
 
     #[test]
+    fn a_stray_colon_before_a_reference_is_dropped() {
+        // `:::fooInit` is a typo of `::fooInit`; a third colon would be left before the role.
+        assert_eq!(rst("See ::fooUnknown, :::fooInit."), "See ``fooUnknown``, :py:obj:`~pkg.fooInit`.\n");
+    }
+
+    #[test]
     fn python_parameter_names_are_escaped_in_fields() {
         let out = Doc::parse("\\param from - Source", &aliases()).to_rst(&known, &|name: &str| format!("{name}_"));
         assert_eq!(out, ":param from\\_: Source\n");

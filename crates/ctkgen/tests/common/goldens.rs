@@ -56,6 +56,7 @@ pub fn render(api: &Api, headers: &HeaderSet) -> Rendered {
             legacy_inline_layout: false,
             strict_integers: false,
             command: format!("cargo xtask generate --lang {language}"),
+            package: super::workspace().package().expect("headers/package.toml loads"),
         };
         let emitted = ctkgen::emit(&bound, &options);
         assert_eq!(

@@ -1,0 +1,109 @@
+"""`generate --python-package cuda.bindings` makes a package that installs in place of the official
+one: built as a wheel, installed into a fresh virtual environment that has no cuda-bindings, the
+README's program that uses every module together (`driver`, `runtime`, `nvrtc`, `utils`) runs as
+written, against fakes of the libraries (CPU only). What the package does not provide is a
+ModuleNotFoundError naming it, as README.md says.
+
+One more build of a whole package (about 5 minutes on 2 cores): the import name is compiled into
+every extension module, so the suite's other builds cannot be reused."""
+import glob
+import os
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from conftest import REPO, fake_library, ir_json, run, xtask
+from test_readme import readme_example
+
+PACKAGE = "cuda.bindings"
+
+
+def descriptions():
+    out = {}
+    for path in sorted(glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml"))):
+        name = os.path.basename(path)[: -len(".toml")]
+        if "." not in name:
+            with open(path, "rb") as f:
+                out[name] = tomllib.load(f)
+    return out
+
+
+@pytest.fixture(scope="module")
+def venv(ctk13, tmp_path_factory):
+    """A fresh virtual environment (no site packages) with the generated package installed from
+    its wheel, offline."""
+    tmp = tmp_path_factory.mktemp("as-cuda-bindings")
+    xtask("generate", "--ctk", ctk13, "--lang", "cython", "--python-package", PACKAGE, "--out", str(tmp / "gen"))
+    src = tmp / "gen" / "python"
+    wheels = tmp / "wheels"
+    env = dict(os.environ)
+    env.pop("CUDA_HOME", None)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(src)],
+        env=env)
+    (wheel,) = glob.glob(str(wheels / "*.whl"))
+    assert os.path.basename(wheel).startswith("cuda_bindings-"), wheel
+    home = tmp / "venv"
+    run([sys.executable, "-m", "venv", str(home)])
+    interpreter = str(home / "bin" / "python")
+    run([interpreter, "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheel])
+    return ctk13, interpreter
+
+
+def fakes(ctk, folder, fake_libcuda):
+    """{library path variable: fake} for every described library."""
+    env = {}
+    for name, description in descriptions().items():
+        variable = description["python"]["library_path_env_var"]
+        if name == "cuda-driver":
+            env[variable] = fake_libcuda
+        else:
+            env[variable] = fake_library(str(folder), ir_json(ctk, name), f"lib{name}-fake.so")
+    return env
+
+
+def in_venv(interpreter, code, env=None):
+    full_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    full_env.update(env or {})
+    return subprocess.run([interpreter, "-c", code], env=full_env, capture_output=True, text=True, cwd="/",
+                          timeout=600)
+
+
+def test_nothing_official_is_installed_and_ours_resolves(venv):
+    ctk, interpreter = venv
+    result = in_venv(interpreter, "import importlib.metadata as m, importlib.util as u, cuda\n"
+                     "print(m.version('cuda-bindings'))\n"
+                     "print(sorted(d.metadata['Name'] for d in m.distributions()))\n"
+                     "print(u.find_spec('cuda.bindings.driver').origin)\n"
+                     "print(list(cuda.__path__))")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(ctk + "."), lines[0]
+    # The one distribution named cuda-bindings is ours (the wheel built here), beside pip's own.
+    assert [n for n in eval(lines[1]) if n not in ("pip", "setuptools")] == ["cuda-bindings"], lines[1]
+    assert os.path.dirname(interpreter)[: -len("/bin")] in lines[2], lines[2]
+    # `cuda` stays a namespace package (no __init__.py of ours), open to cuda.pathfinder and others.
+    assert len(eval(lines[3])) == 1 and not lines[3].endswith("__init__.py']"), lines[3]
+
+
+def test_the_readme_family_program_runs_as_written(venv, tmp_path, fake_libcuda):
+    ctk, interpreter = venv
+    code = readme_example("python", index=1)
+    assert "from cuda.bindings import" in code
+    result = in_venv(interpreter, code, fakes(ctk, tmp_path, fake_libcuda))
+    assert result.returncode == 0, f"{code}\n{result.stderr[-4000:]}"
+    assert result.stdout.strip(), "the program prints what it did"
+
+
+@pytest.mark.parametrize("module", ["cynvrtc", "nvjitlink", "nvvm", "cufile", "nvml"])
+def test_what_is_not_provided_says_so(venv, module):
+    """The modules of the official package this one has no counterpart of raise
+    ModuleNotFoundError naming them (`cy*` modules exist, with other contents: see README)."""
+    _, interpreter = venv
+    result = in_venv(interpreter, f"import cuda.bindings.{module}")
+    if module.startswith("cy"):
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode == 1
+        assert f"ModuleNotFoundError: No module named 'cuda.bindings.{module}'" in result.stderr, result.stderr
