@@ -1152,7 +1152,9 @@ class RuntimeCopies(Gpu):
         self.runtime = runtime
 
     def alloc(self, nbytes):
-        pointer = ok(self.runtime.cudaMalloc(nbytes), f"cudaMalloc({nbytes})")
+        # The runtime returns the address as an int; the kernels take it through a driver
+        # CUdeviceptr (its getPtr() in kernelParams), as a program mixing the modules would.
+        pointer = driver.CUdeviceptr(ok(self.runtime.cudaMalloc(nbytes), f"cudaMalloc({nbytes})"))
         self.allocations.append(pointer)
         return pointer
 
