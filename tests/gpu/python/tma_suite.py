@@ -959,8 +959,11 @@ def loaded(module, probe, env_var, stem, facts):
         if "not found" not in type(missing).__name__.lower() and "NotFound" not in type(missing).__name__:
             raise
         folders = [os.environ.get("CTKGEN_GPU_LIBS", ""), "/usr/local/cuda/lib64"]
-        candidates = sorted(p for f in folders if f for p in glob.glob(os.path.join(f, f"{stem}.so.[0-9]*"))
-                            if p.rsplit(".so.", 1)[1].isdigit())
+        candidates = [p for f in folders if f for p in sorted(glob.glob(os.path.join(f, f"{stem}.so.[0-9]*")))
+                      if p.rsplit(".so.", 1)[1].isdigit()]
+        # The package's own major first (the bundle's 12.x runtime), folders in their order.
+        major = getattr(module, "CTK_VERSION", "").split(".")[0]
+        candidates.sort(key=lambda p: p.rsplit(".so.", 1)[1] != major)
         expect(candidates, f"{missing}")
         os.environ[env_var] = candidates[0]
         facts[f"{stem} note"] = f"not found as the package names it; ran with {candidates[0]}"
