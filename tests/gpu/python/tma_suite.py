@@ -1103,8 +1103,16 @@ def test_family_nvrtc_kernel_every_launch_form():
     block.x, block.y, block.z = 128, 1, 1
     check("cudaLaunchKernel(cudaKernel_t)",
           lambda: runtime.cudaLaunchKernel(kernel, dim, block, forms["values and ctypes types"], 0, None))
-    check("cudaLaunchKernel(driver CUfunction)",
-          lambda: runtime.cudaLaunchKernel(saxpy, dim, block, forms["values and ctypes types"], 0, None))
+    # A driver CUfunction as the runtime's `func`: the 13.x runtime takes it; the 12.x runtime
+    # answers cudaErrorInvalidResourceHandle, which is recorded, not judged (the library's rule).
+    runtime_major = ok(runtime.cudaRuntimeGetVersion(), "cudaRuntimeGetVersion") // 1000
+    try:
+        check("cudaLaunchKernel(driver CUfunction)",
+              lambda: runtime.cudaLaunchKernel(saxpy, dim, block, forms["values and ctypes types"], 0, None))
+    except TestFailure as refused:
+        if runtime_major >= 13:
+            raise
+        facts["driver CUfunction in cudaLaunchKernel"] = f"runtime {runtime_major}.x: {refused}"
     del keep
     facts["forms"] = passed
     return "pass", f"{len(passed)} launches exact: " + "; ".join(passed), facts
