@@ -10,6 +10,8 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = "ctkgen_cuda"
+# A dotted name is nested folders; its parents stay namespace packages (no __init__.py).
+PACKAGE_DIR = os.path.join(*PACKAGE.split("."))
 MODULES = [
     "_base",
     "cydriver",
@@ -37,8 +39,8 @@ class ParallelBuildExt(build_ext):
 extensions = [
     Extension(
         f"{PACKAGE}.{name}",
-        [os.path.join(PACKAGE, f"{name}.pyx")],
-        include_dirs=[cuda_include(), os.path.join(HERE, "include"), os.path.join(HERE, PACKAGE)],
+        [os.path.join(PACKAGE_DIR, f"{name}.pyx")],
+        include_dirs=[cuda_include(), os.path.join(HERE, "include"), os.path.join(HERE, PACKAGE_DIR)],
         libraries=["dl"],
         # Each class's tp_new as the classic direct call: Cython's vectorcall form converts the
         # argument tuple first, a cost on every object the binding creates.

@@ -4,6 +4,11 @@
 #define CTKGEN_DRIVER_TYPES_H
 #include <stddef.h>
 #include "cuda.h"
+/* The bindings wrap deprecated declarations too (they are still the library's API): using
+   them here is no warning. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
 
 
 #endif
