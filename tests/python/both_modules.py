@@ -1,5 +1,5 @@
-"""Runs the same cases on the generated driver module and on the official `cuda.bindings.driver`
-of the same CTK major.minor, in one process, on CPU.
+"""Runs the same cases on a generated module (the driver's, or the one the cases name) and on the
+official `cuda.bindings` module of the same name and CTK major.minor, in one process, on CPU.
 
 Both talk to the fake driver (fake_driver/fake_libcuda.c): ours opens it through
 $CTKGEN_LIBCUDA, the official module finds it as `libcuda.so.1` through LD_LIBRARY_PATH (the
@@ -40,7 +40,8 @@ def release_path(cache, version):
 
 def run(cases_module, our_path, official, fake_libcuda):
     """Runs every case of `cases_module` (a module name importable from this folder) on both
-    modules in one fresh interpreter; returns the outcomes."""
+    modules in one fresh interpreter; returns the outcomes. The cases module's `MODULE` names
+    the module they take (the driver's by default)."""
     library_dir = os.path.dirname(fake_libcuda)
     assert os.path.basename(fake_libcuda) == "libcuda.so.1", fake_libcuda
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([our_path, *official, HERE]), CTKGEN_LIBCUDA=fake_libcuda,
@@ -61,14 +62,17 @@ def outcome(case, module):
 
 
 def main(name):
-    import ctkgen_cuda.driver as ours
-    from cuda.bindings import driver as official
+    cases = importlib.import_module(name)
+    module_name = getattr(cases, "MODULE", "driver")
+    ours = importlib.import_module(f"ctkgen_cuda.{module_name}")
+    official = importlib.import_module(f"cuda.bindings.{module_name}")
 
     fake = ctypes.CDLL(os.environ["CTKGEN_LIBCUDA"])
     fake.fake_recorded_generic_calls.restype = ctypes.c_ulong
-    cases = importlib.import_module(name)
     out = {}
     for module, label in ((ours, "ours"), (official, "official")):
+        if not hasattr(module, "cuInit"):
+            continue  # cases that make no driver call
         before = fake.fake_recorded_generic_calls()
         init = module.cuInit(0)
         module.cuDriverGetVersion()

@@ -208,3 +208,59 @@ def test_utils_follow_the_official_helpers(package, tmp_path, fake_libcuda):
     for ours, theirs in out["ptx"]:
         assert ours == theirs
     assert out["ptx_bytes"] == "8.8"
+
+
+HELPERS_PROBE = r'''
+import json, sys
+sys.path[:0] = {official_path!r}
+from cuda.bindings import runtime as official
+sys.path[:0] = [{ours_path!r}]
+from ctkgen_cuda import runtime as ours
+out = {{}}
+for name, helper in {helpers!r}.items():
+    args = list(range(3, 3 + len(helper["params"])))
+    mine = getattr(ours, name)(*args)
+    record = mine[1] if helper.get("status_first") else mine
+    got = {{f: int(getattr(record, f)) for f in helper["fields"]}}
+    entry = {{"ours": got, "type": type(record).__name__,
+             "status": int(mine[0]) if helper.get("status_first") else None}}
+    try:
+        theirs = getattr(official, name)(*args)
+        theirs = theirs[1] if helper.get("status_first") else theirs
+        entry["official"] = {{f: int(getattr(theirs, f)) for f in helper["fields"]}}
+    except Exception as e:  # a helper that calls the library (none is loaded here)
+        entry["official"] = type(e).__name__
+    out[name] = entry
+print(json.dumps(out))
+'''
+
+
+def test_record_helpers_make_what_the_official_ones_make(package):
+    """The description's record helpers (make_cudaPos, ...) give records of the fields the
+    official module's helpers give for the same arguments (where those need no library)."""
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
+    import parity
+    from conftest import CACHE
+    ctk, path = package
+    minor = ".".join(ctk.split(".")[:2])
+    official = [parity.unpacked(CACHE, "cuda-bindings", parity.official_versions()[minor])]
+    official += [parity.unpacked(CACHE, name, v) for name, v in parity.pins() if name != "cuda-bindings"]
+    for library, description in DESCRIPTIONS.items():
+        helpers = description["python"].get("record_helpers", {})
+        if not helpers:
+            continue
+        module = description["python"]["module"]
+        out = probe(path, HELPERS_PROBE.replace("runtime as", f"{module} as").format(
+            official_path=official, ours_path=path, helpers=helpers))
+        compared = 0
+        for name, entry in out.items():
+            fields = helpers[name]["fields"]
+            assert entry["ours"] == {f: 3 + i for i, f in enumerate(fields)}, name
+            assert entry["type"] == helpers[name]["record"], name
+            if helpers[name].get("status_first"):
+                assert entry["status"] == 0, name
+            if isinstance(entry["official"], dict):
+                assert entry["ours"] == entry["official"], name
+                compared += 1
+        assert compared >= len(helpers) - 1, out

@@ -98,6 +98,8 @@ pub enum CythonEmitError {
     Overrides(String),
     #[error("parameter names: {0}")]
     ParameterNames(String),
+    #[error("record helper {0}")]
+    RecordHelper(String),
     #[error("parameters with no input/output classification (add them to the library's cython-params overrides): {}", .0.join(", "))]
     UnclassifiedParams(Vec<String>),
     #[error("template {name} failed to render")]

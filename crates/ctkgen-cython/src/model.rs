@@ -133,6 +133,8 @@ pub struct Model {
     pub reused_record_aliases: Vec<ReusedRecordAlias>,
     /// The dependencies' classes that classes of this library derive from.
     pub dependency_bases: Vec<DependencyBase>,
+    /// Functions beyond the declarations that make a record from its fields.
+    pub record_helpers: Vec<RecordHelperView>,
     pub functions: Vec<FunctionView>,
     #[serde(skip)]
     pub function_modules: Vec<Chunk<FunctionView>>,
@@ -142,6 +144,44 @@ pub struct Model {
     pub python_modules: Vec<String>,
     pub unclassified: Vec<String>,
     pub report: Vec<String>,
+}
+
+/// A record helper of the library's description, checked against the record it makes.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordHelperView {
+    pub name: String,
+    pub class: String,
+    /// `(parameter, member)` in order.
+    pub params: Vec<(String, String)>,
+    pub status_first: bool,
+}
+
+fn record_helpers(model: &Model, conventions: &LibraryConventions) -> Result<Vec<RecordHelperView>, CythonEmitError> {
+    let mut out = Vec::new();
+    for (name, helper) in &conventions.python.record_helpers {
+        let problem = |what: String| CythonEmitError::RecordHelper(format!("{name}: {what}"));
+        let record = model
+            .records
+            .iter()
+            .find(|r| r.class == helper.record || r.aliases.iter().any(|(alias, _)| *alias == helper.record))
+            .ok_or_else(|| problem(format!("no record class `{}` in this module", helper.record)))?;
+        if helper.params.len() != helper.fields.len() {
+            return Err(problem(format!("{} parameters for {} fields", helper.params.len(), helper.fields.len())));
+        }
+        if let Some(field) = helper.fields.iter().find(|f| !record.members.iter().any(|m| &m.py_name == *f)) {
+            return Err(problem(format!("`{}` has no member `{field}`", helper.record)));
+        }
+        if helper.status_first && model.result_class.is_none() {
+            return Err(problem("a status first, but the library has no status enum".into()));
+        }
+        out.push(RecordHelperView {
+            name: name.clone(),
+            class: helper.record.clone(),
+            params: helper.params.iter().cloned().zip(helper.fields.iter().cloned()).collect(),
+            status_first: helper.status_first,
+        });
+    }
+    Ok(out)
 }
 
 /// The toolkit's major version: the CTK release's first number, else the version macro's thousands.
@@ -265,6 +305,7 @@ pub fn build_in_package(
         reused: Vec::new(),
         reused_record_aliases: Vec::new(),
         dependency_bases: Vec::new(),
+        record_helpers: Vec::new(),
         functions: Vec::new(),
         function_modules: Vec::new(),
         constants: Vec::new(),
@@ -282,6 +323,7 @@ pub fn build_in_package(
     }
     model.dependency_bases.sort();
     model.dependency_bases.dedup();
+    model.record_helpers = record_helpers(&model, conventions)?;
     let (functions, report, unclassified) = functions::functions(api, options, model.result_class.as_deref(), parsed);
     if options.strict_params && !unclassified.is_empty() {
         let names = unclassified.iter().map(|u| format!("{}.{} ({})", u.function, u.param, u.c_type)).collect();

@@ -185,6 +185,25 @@ pub struct PythonConventions {
     /// Left out of [`LibraryConventions::names`]: these are common words the emitter spells too.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parameter_names: BTreeMap<String, String>,
+    /// Functions the compatible module defines beyond the declarations that make a record from
+    /// its fields (the header's inline `make_*` helpers), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub record_helpers: BTreeMap<String, RecordHelper>,
+}
+
+/// A function that returns a new record with the given fields set from its arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordHelper {
+    /// The record's Python class (its tag or typedef name).
+    pub record: String,
+    /// The Python parameter names, in order, and the member each sets.
+    pub params: Vec<String>,
+    pub fields: Vec<String>,
+    /// The result is `(success, record)`, as for a declared function (one the header declares
+    /// returning the record instead of a status, such as a channel-descriptor maker).
+    #[serde(default)]
+    pub status_first: bool,
 }
 
 impl LibraryConventions {

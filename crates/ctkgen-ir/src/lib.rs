@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 pub use conventions::{
     EntryPointTypedef, ExtraHeader, LibraryConventions, LibrarySearch, PackageConventions, PerThread, ProcAddress,
-    PythonConventions, UtilsModule, WheelSource,
+    PythonConventions, RecordHelper, UtilsModule, WheelSource,
 };
 
 /// Bumped whenever the JSON form changes shape.
