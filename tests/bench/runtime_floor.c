@@ -143,6 +143,54 @@ static PyObject *memcpy_async_bound(PyObject *self, PyObject *const *args, Py_ss
     return result1(err);
 }
 
+/* The (values, ctypes types) kernelParams form, converted with the least work: each type is one
+   of the ctypes types the bench uses, told apart by identity, each value read into its slot. */
+static PyObject *ctypes_int, *ctypes_float, *ctypes_void_p, *getptr_name;
+#define LAUNCH_MAX_PARAMS 8
+
+static int convert_params(PyObject *params, void **pointers, unsigned long long *slots) {
+    PyObject *values = PyTuple_GET_ITEM(params, 0), *types = PyTuple_GET_ITEM(params, 1);
+    Py_ssize_t n = PyTuple_GET_SIZE(values);
+    if (n > LAUNCH_MAX_PARAMS) n = LAUNCH_MAX_PARAMS;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PyTuple_GET_ITEM(values, i), *type = PyTuple_GET_ITEM(types, i);
+        pointers[i] = &slots[i];
+        if (type == ctypes_int) *(int *)&slots[i] = (int)PyLong_AsLong(value);
+        else if (type == ctypes_float) *(float *)&slots[i] = (float)PyFloat_AsDouble(value);
+        else slots[i] = (unsigned long long)(uintptr_t)PyLong_AsVoidPtr(value);
+    }
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* A dim3 record object read as any C code outside its package can: through its getPtr(). */
+static int dim3_of(PyObject *record, dim3 *out) {
+    PyObject *address = PyObject_CallMethodNoArgs(record, getptr_name);
+    if (!address) return -1;
+    *out = *(dim3 *)PyLong_AsVoidPtr(address);
+    Py_DECREF(address);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream) -> (status,), args in the
+   (values, ctypes types) form */
+static PyObject *launch_bound(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "launch_bound takes 6 arguments");
+    void *pointers[LAUNCH_MAX_PARAMS];
+    unsigned long long slots[LAUNCH_MAX_PARAMS];
+    dim3 grid, block;
+    void *func = pointer_of(args[0]);
+    if (PyErr_Occurred() || dim3_of(args[1], &grid) || dim3_of(args[2], &block) || convert_params(args[3], pointers, slots))
+        return NULL;
+    size_t shared = PyLong_AsSize_t(args[4]);
+    void *s = pointer_of(args[5]);
+    if (PyErr_Occurred()) return NULL;
+    cudaError_t err;
+    Py_BEGIN_ALLOW_THREADS
+    err = launch_fn(func, grid, block, pointers, shared, (cudaStream_t)s);
+    Py_END_ALLOW_THREADS
+    return result1(err);
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "(libcudart path, success member, stream, device buffer, host buffer, bytes, kernel, params address)"},
@@ -154,9 +202,21 @@ static PyMethodDef methods[] = {
     {"stream_query_bound", stream_query_bound, METH_O, "cudaStreamQuery(stream) as the bindings take it, unchecked"},
     {"memcpy_async_bound", (PyCFunction)(void (*)(void))memcpy_async_bound, METH_FASTCALL,
      "cudaMemcpyAsync(dst, src, count, kind, stream) as the bindings take it, unchecked"},
+    {"launch_bound", (PyCFunction)(void (*)(void))launch_bound, METH_FASTCALL,
+     "cudaLaunchKernel(func, gridDim, blockDim, (values, ctypes types), sharedMem, stream), unchecked"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "rtfloor", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit_rtfloor(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit_rtfloor(void) {
+    PyObject *ctypes = PyImport_ImportModule("ctypes");
+    if (!ctypes) return NULL;
+    ctypes_int = PyObject_GetAttrString(ctypes, "c_int");
+    ctypes_float = PyObject_GetAttrString(ctypes, "c_float");
+    ctypes_void_p = PyObject_GetAttrString(ctypes, "c_void_p");
+    getptr_name = PyUnicode_InternFromString("getPtr");
+    Py_DECREF(ctypes);
+    if (!ctypes_int || !ctypes_float || !ctypes_void_p || !getptr_name) return NULL;
+    return PyModule_Create(&module);
+}

@@ -5,7 +5,9 @@ pair are sampled the floor (runtime_floor.c: the same call with arguments prepar
 the Python call's cost is added) and the lower bound (the same call with the bindings' Python
 arguments and result tuple, no checks). Overhead = time - floor.
 
-cuda.bindings.runtime has no cudaLaunchKernel; that row compares ours with the floor only.
+cuda.bindings.runtime has no cudaLaunchKernel; that row compares ours with the floor and the
+bound only (the bound reads our dim3 records through their getPtr(), as C code outside the
+package must, and converts the (values, ctypes types) form by type identity).
 
 Usage: python3 runtime_overhead.py --package-dir DIR --cubin empty.cubin --floor-dir DIR [--json FILE]
 """
@@ -107,6 +109,9 @@ def main():
         "stream_query": timed("f(s)", f=rtfloor.stream_query_bound, s=ours.stream),
         "memcpy_async": timed("f(d, h, 64, k, s)", f=rtfloor.memcpy_async_bound, d=int(ours.device), h=ours.host,
                               k=int(ours.kind), s=int(ours.stream)),
+        # Our dim3 records, read through their getPtr() as C code outside the package must.
+        "launch": timed("f(kernel, grid, block, params, 0, s)", f=rtfloor.launch_bound, kernel=ours.kernel,
+                        grid=ours.grid, block=ours.block, params=ours.params, s=ours.stream),
     }
     ours_calls, theirs_calls = ours.calls(), theirs.calls()
     names = list(ours_calls)
