@@ -7,6 +7,7 @@ from cpython.float cimport PyFloat_Check
 from cpython.long cimport PyLong_Check
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check, PyNumber_Index
+from cpython.sequence cimport PySequence_Fast_GET_ITEM
 from cpython.tuple cimport PyTuple_CheckExact
 import ctypes as _ctypes
 from libc.stdlib cimport free
@@ -415,6 +416,8 @@ cdef enum _SlotKind:
     _SLOT_FLOAT
     _SLOT_POINTER
 
+# The base of ctypes' simple types, looked up once (the conversion loop tests every value).
+cdef object _SIMPLE_CDATA = _ctypes._SimpleCData
 cdef dict _ctypes_slots = {}
 for _kind in (_ctypes.c_byte, _ctypes.c_ubyte, _ctypes.c_short, _ctypes.c_ushort, _ctypes.c_int, _ctypes.c_uint,
               _ctypes.c_long, _ctypes.c_ulong, _ctypes.c_longlong, _ctypes.c_ulonglong, _ctypes.c_size_t,
@@ -538,8 +541,15 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
     count[0] = n
     out[0] = array
     for i in range(n):
-        item = params[i]
-        kind = None if types is None else types[i]
+        # Lists and tuples (the forms the bindings document) are read in place.
+        item = <object>PySequence_Fast_GET_ITEM(params, i) if PyList_CheckExact(params) or PyTuple_CheckExact(params) \
+            else params[i]
+        if types is None:
+            kind = None
+        elif PyList_CheckExact(types) or PyTuple_CheckExact(types):
+            kind = <object>PySequence_Fast_GET_ITEM(types, i)
+        else:
+            kind = types[i]
         if kind is None:
             # Records first (tensor maps and other by-value arguments): their storage is the argument.
             if isinstance(item, _Record):
@@ -552,8 +562,8 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
             continue
         # A ctypes number of another type converts by its value (`c_float(x)` declared
         # `c_double` arrives as the double of x), checked as a plain value is.
-        if (isinstance(item, _ctypes._SimpleCData) and type(item) is not kind and isinstance(kind, type)
-                and issubclass(kind, _ctypes._SimpleCData)):
+        if (not PyLong_Check(item) and not PyFloat_Check(item) and isinstance(item, _SIMPLE_CDATA)
+                and type(item) is not kind and isinstance(kind, type) and issubclass(kind, _SIMPLE_CDATA)):
             item = item.value
         how = _ctypes_slots.get(kind)
         if how is not None and _store_slot(&slots[i], item, kind, <tuple>how, i):
