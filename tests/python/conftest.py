@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 
 import pytest
 
@@ -184,6 +185,24 @@ def fake_libcuda(tmp_path_factory):
                     os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_driver", "fake_libcuda.c")],
                    check=True)
     return target
+
+
+def wheel_library(name, version, stem):
+    """A folder laid out as site-packages with wheel `name==version` unpacked in it (its libraries
+    only, downloaded once into the cache), and the file of library `stem` (`libnvrtc`) in it."""
+    site = os.path.join(CACHE, "wheel-libraries", f"{name}-{version}")
+    if not glob.glob(os.path.join(site, "nvidia", "*", "lib", f"{stem}.so.*")):
+        download = site + ".download"
+        os.makedirs(download, exist_ok=True)
+        run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--dest", download,
+             "--platform", "manylinux2014_x86_64", f"{name}=={version}"])
+        wheel = glob.glob(os.path.join(download, "*.whl"))[0]
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(site, [m for m in archive.namelist() if "/lib/" in m])
+    library = [p for p in glob.glob(os.path.join(site, "nvidia", "*", "lib", f"{stem}.so.*[0-9]"))
+               if os.path.basename(p).count(".") == 2]
+    assert len(library) == 1, library
+    return site, library[0]
 
 
 def compatible_modules(with_package_modules=True):

@@ -6,6 +6,7 @@ test_runtime_library.py cover ours."""
 import pytest
 
 from conftest import CACHE, build
+from test_behaviour import attempt
 
 MODULE = "runtime"
 
@@ -13,13 +14,6 @@ MODULE = "runtime"
 def sibling_driver(r):
     import importlib
     return importlib.import_module(r.__name__.rsplit(".", 1)[0] + ".driver")
-
-
-def attempt(action):
-    try:
-        return {"value": action()}
-    except Exception as error:  # noqa: BLE001
-        return {"error": type(error).__name__}
 
 
 # ---- cases: each takes a runtime module --------------------------------------------------------

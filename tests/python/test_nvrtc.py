@@ -4,17 +4,15 @@ the library is found (a wheel in site-packages, a toolkit under CUDA_HOME, the n
 not-found error at the first call and never at import, and the same results as the official
 `cuda.bindings.nvrtc` of that CTK, in one process (nvrtc_cases.py)."""
 import ctypes.util
-import glob
 import json
 import os
 import subprocess
 import sys
 import tomllib
-import zipfile
 
 import pytest
 
-from conftest import CACHE, REPO, run
+from conftest import CACHE, REPO, wheel_library
 import both_modules
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,22 +33,9 @@ def catalogued_wheel(ctk):
 @pytest.fixture(scope="module")
 def nvrtc_site(package):
     """A folder laid out as site-packages with the CTK's NVRTC wheel unpacked in it (libraries
-    only), and the folder holding the library."""
+    only), and the library file."""
     ctk, _ = package
-    name, version = catalogued_wheel(ctk)
-    site = os.path.join(CACHE, "nvrtc-libraries", f"{name}-{version}")
-    if not glob.glob(os.path.join(site, "nvidia", "*", "lib", "libnvrtc.so.*")):
-        download = site + ".download"
-        os.makedirs(download, exist_ok=True)
-        run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--dest", download,
-             "--platform", "manylinux2014_x86_64", f"{name}=={version}"])
-        wheel = glob.glob(os.path.join(download, "*.whl"))[0]
-        with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(site, [m for m in archive.namelist() if "/lib/" in m])
-    library = glob.glob(os.path.join(site, "nvidia", "*", "lib", "libnvrtc.so.*[0-9]"))
-    library = [p for p in library if os.path.basename(p).count(".") == 2]
-    assert len(library) == 1, library
-    return site, library[0]
+    return wheel_library(*catalogued_wheel(ctk), "libnvrtc")
 
 
 def bare_env(**extra):

@@ -3,17 +3,15 @@ wheel the catalogue pins for the CTK; `cudaRuntimeGetVersion` needs no GPU or dr
 a site-packages folder, a toolkit under CUDA_HOME, the file named in the description's variable,
 and the package's not-found error at the first call, never at import."""
 import ctypes.util
-import glob
 import json
 import os
 import subprocess
 import sys
 import tomllib
-import zipfile
 
 import pytest
 
-from conftest import CACHE, REPO, run
+from conftest import REPO, wheel_library
 
 with open(os.path.join(REPO, "headers", "libraries", "cuda-runtime.toml"), "rb") as f:
     PYTHON = tomllib.load(f)["python"]
@@ -34,20 +32,7 @@ def runtime_site(package):
     """A folder laid out as site-packages with the CTK's runtime wheel unpacked in it (libraries
     only), and the library file."""
     ctk, _ = package
-    name, version = catalogued_wheel(ctk)
-    site = os.path.join(CACHE, "runtime-libraries", f"{name}-{version}")
-    if not glob.glob(os.path.join(site, "nvidia", "*", "lib", "libcudart.so.*")):
-        download = site + ".download"
-        os.makedirs(download, exist_ok=True)
-        run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--dest", download,
-             "--platform", "manylinux2014_x86_64", f"{name}=={version}"])
-        wheel = glob.glob(os.path.join(download, "*.whl"))[0]
-        with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(site, [m for m in archive.namelist() if "/lib/" in m])
-    library = [p for p in glob.glob(os.path.join(site, "nvidia", "*", "lib", "libcudart.so.*[0-9]"))
-               if os.path.basename(p).count(".") == 2]
-    assert len(library) == 1, library
-    return site, library[0]
+    return wheel_library(*catalogued_wheel(ctk), "libcudart")
 
 
 def bare_env(**extra):

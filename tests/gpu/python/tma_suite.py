@@ -1001,15 +1001,22 @@ def saxpy_inputs():
     return x, y, SAXPY_A * x + y
 
 
-def test_family_streams_cross():
-    """a runtime stream carries driver launches and copies, a driver stream runtime copies"""
-    facts = {}
+def saxpy_setup(facts):
+    """The family, an NVRTC-compiled SAXPY loaded by the driver, its inputs and the runtime's
+    device buffers for them: (runtime, cubin, function, (x, y, expected y), (x buffer, y buffer))."""
     runtime, nvrtc = family(facts)
     cubin = saxpy_cubin(nvrtc)
     image = ok(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
     saxpy = ok(driver.cuModuleGetFunction(image, b"saxpy"), "cuModuleGetFunction")
     x, y, want = saxpy_inputs()
     px, py = ok(runtime.cudaMalloc(x.nbytes), "cudaMalloc"), ok(runtime.cudaMalloc(y.nbytes), "cudaMalloc")
+    return runtime, cubin, saxpy, (x, y, want), (px, py)
+
+
+def test_family_streams_cross():
+    """a runtime stream carries driver launches and copies, a driver stream runtime copies"""
+    facts = {}
+    runtime, cubin, saxpy, (x, y, want), (px, py) = saxpy_setup(facts)
     rt_stream = ok(runtime.cudaStreamCreate(), "cudaStreamCreate")
     expect(isinstance(rt_stream, driver.CUstream), f"{type(rt_stream).__name__} is not a driver.CUstream")
     ok(driver.cuMemcpyHtoDAsync(px, x, x.nbytes, rt_stream), "cuMemcpyHtoDAsync(runtime stream)")
@@ -1071,12 +1078,7 @@ def launch_forms(px, py):
 def test_family_nvrtc_kernel_every_launch_form():
     """an NVRTC kernel launched by the driver in each kernelParams form and by the runtime"""
     facts = {}
-    runtime, nvrtc = family(facts)
-    cubin = saxpy_cubin(nvrtc)
-    image = ok(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-    saxpy = ok(driver.cuModuleGetFunction(image, b"saxpy"), "cuModuleGetFunction")
-    x, y, want = saxpy_inputs()
-    px, py = ok(runtime.cudaMalloc(x.nbytes), "cudaMalloc"), ok(runtime.cudaMalloc(y.nbytes), "cudaMalloc")
+    runtime, cubin, saxpy, (x, y, want), (px, py) = saxpy_setup(facts)
     forms, keep = launch_forms(px, py)
     grid = (SAXPY_N + 127) // 128
     passed = []
@@ -1121,12 +1123,7 @@ def test_family_nvrtc_kernel_every_launch_form():
 def test_family_graph_driver_then_runtime():
     """a graph built by the driver (a kernel node), extended by the runtime (a copy node), run"""
     facts = {}
-    runtime, nvrtc = family(facts)
-    cubin = saxpy_cubin(nvrtc)
-    image = ok(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-    saxpy = ok(driver.cuModuleGetFunction(image, b"saxpy"), "cuModuleGetFunction")
-    x, y, want = saxpy_inputs()
-    px, py = ok(runtime.cudaMalloc(x.nbytes), "cudaMalloc"), ok(runtime.cudaMalloc(y.nbytes), "cudaMalloc")
+    runtime, cubin, saxpy, (x, y, want), (px, py) = saxpy_setup(facts)
     kind = runtime.cudaMemcpyKind
     ok(runtime.cudaMemcpy(px, x, x.nbytes, kind.cudaMemcpyHostToDevice), "cudaMemcpy(x)")
     ok(runtime.cudaMemcpy(py, y, y.nbytes, kind.cudaMemcpyHostToDevice), "cudaMemcpy(y)")
