@@ -92,7 +92,12 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         let names: Vec<&str> = crt.headers.keys().map(String::as_str).collect();
         let (extra, expected_package) =
             if cu12 { ("nvcc", "nvidia-cuda-nvcc-cu12") } else { ("crt", "nvidia-cuda-crt") };
-        assert_eq!((crt.extra.as_str(), names), (extra, vec!["crt/host_config.h", "crt/host_defines.h"]), "{}", release.ctk);
+        assert_eq!(
+            (crt.extra.as_str(), names),
+            (extra, vec!["crt/host_config.h", "crt/host_defines.h"]),
+            "{}",
+            release.ctk
+        );
         assert_eq!(crt.package, expected_package, "{}", release.ctk);
         // Every wheel carries the release's major.minor in its own version.
         let (minor, _) = release.ctk.rsplit_once('.').unwrap();
