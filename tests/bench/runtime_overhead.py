@@ -107,8 +107,9 @@ def main():
     bounds = {
         "get_device": timed("f()", f=rtfloor.get_device_bound),
         "stream_query": timed("f(s)", f=rtfloor.stream_query_bound, s=ours.stream),
-        "memcpy_async": timed("f(d, h, 64, k, s)", f=rtfloor.memcpy_async_bound, d=int(ours.device), h=ours.host,
-                              k=int(ours.kind), s=int(ours.stream)),
+        # The objects ours is given: the device address, the enum member, the stream handle.
+        "memcpy_async": timed("f(d, h, 64, k, s)", f=rtfloor.memcpy_async_bound, d=ours.device, h=ours.host,
+                              k=ours.kind, s=ours.stream),
         # Our dim3 records, read through their getPtr() as C code outside the package must.
         "launch": timed("f(kernel, grid, block, params, 0, s)", f=rtfloor.launch_bound, kernel=ours.kernel,
                         grid=ours.grid, block=ours.block, params=ours.params, s=ours.stream),

@@ -264,9 +264,9 @@ class Sweep:
             elif element[0] == "float":
                 out += [([1.5] * n, lambda got: got == [1.5] * n), (["7"] * n, TypeError)]
             elif element[0] == "record":
-                target = self.registry.get(element[1]) or self.class_of_record(element[1])
-                if target is not None:
-                    out += [([target() for _ in range(n)], lambda got: len(got) == n), ([self.foreign] * n, TypeError)]
+                # The class the items read back as (a typedef's alias class, maybe): the one they take.
+                target = type(getattr(cls(), member)[0])
+                out += [([target() for _ in range(n)], lambda got: len(got) == n), ([self.foreign] * n, TypeError)]
             out += [(5, TypeError), (1.5, TypeError), (None, TypeError), (self.foreign, TypeError),
                     ([0] * (n + 1), ValueError)]
             return out

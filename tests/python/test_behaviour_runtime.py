@@ -61,6 +61,17 @@ def case_uuid_member(r):
     return [type(prop.uuid).__name__, prop.uuid.bytes.hex(), attempt(lambda: setattr(prop, "uuid", 5))]
 
 
+def case_egl_frame_plane_items(r):
+    # An array member of records takes items of the struct's class and of its typedef's class
+    # alike (the same C type), as the official module takes anything with getPtr().
+    frame = r.cudaEglFrame()
+    planes = [r.cudaEglPlaneDesc_st(), r.cudaEglPlaneDesc(), r.cudaEglPlaneDesc_st()]
+    planes[0].width, planes[1].width, planes[2].pitch = 640, 320, 4096
+    frame.planeDesc = planes
+    frame.eglColorFormat = r.cudaEglColorFormat.cudaEglColorFormatYUV420Planar
+    return [[p.width for p in frame.planeDesc], frame.planeDesc[2].pitch, int(frame.eglColorFormat)]
+
+
 def case_channel_desc(r):
     err, desc = r.cudaCreateChannelDesc(8, 8, 8, 8, r.cudaChannelFormatKind.cudaChannelFormatKindUnsigned)
     return [desc.x, desc.y, desc.z, desc.w, int(desc.f)]
@@ -84,7 +95,7 @@ def outcomes(ctk13, fake_libcuda):
 
 
 @pytest.mark.parametrize("case", ["helpers_and_members", "dim3_members_take_what_ints_take", "enum_members",
-                                  "family_classes", "uuid_member"])
+                                  "family_classes", "uuid_member", "egl_frame_plane_items"])
 def test_same_as_the_official_module(outcomes, case):
     ours, official = outcomes[case]["ours"], outcomes[case]["official"]
     assert ours == official

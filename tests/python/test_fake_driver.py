@@ -117,6 +117,21 @@ assert cuda.cuMemcpyHtoD(0x9000, memoryview(buffer)[8:], 56)[0] is ok
 out["memcpy_view"] = fake.fake_recorded_address() == buffer_address + 8
 assert cuda.cuMemcpyHtoD(0x9000, dptr, 8)[0] is ok
 out["memcpy_wrapper"] = fake.fake_recorded_address()
+# numpy: an array of one dimension or more is its data; an integer scalar or a 0-d array carries
+# a value, as any object with __index__ does; a strided array is refused.
+import numpy
+host = numpy.arange(16, dtype=numpy.uint32)
+data = b"sixteen bytes..."
+for name, value in (("bytes", data), ("array", host), ("array_2d", host.reshape(4, 4))):
+    assert cuda.cuMemcpyHtoD(0x9000, value, 16)[0] is ok
+    out["memcpy_" + name] = fake.fake_recorded_address()
+out["numpy_expected"] = [ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value, host.ctypes.data]
+out["numpy_values"] = [encode(numpy.uint64(0x6000)), encode(numpy.array(0x7000, dtype=numpy.uint64)),
+                       encode(numpy.int32(0x8000))]
+try:
+    cuda.cuMemcpyHtoD(0x9000, host[::2], 16)
+except (BufferError, ValueError) as error:
+    out["strided"] = type(error).__name__
 
 def launch(params, count):
     err, = cuda.cuLaunchKernel(cuda.CUfunction(0), count, 1, 1, 1, 1, 1, 0, None, params, None)
@@ -164,6 +179,10 @@ def test_pointer_arguments_and_kernel_params(package, fake_libcuda):
     assert out["replace"] == 0x7f0000003000
     assert out["memcpy_buffer"] and out["memcpy_view"]
     assert out["memcpy_wrapper"] == 0x7f0000001000
+    bytes_address, array_address = out["numpy_expected"]
+    assert [out["memcpy_bytes"], out["memcpy_array"], out["memcpy_array_2d"]] == [bytes_address] + [array_address] * 2
+    assert out["numpy_values"] == [0x6000, 0x7000, 0x8000]
+    assert out["strided"] in ("BufferError", "ValueError")
     # Kernel parameters point at each argument's value: storage for None types, a converted copy
     # for ctypes types; a binding object typed c_void_p passes its storage's address (getPtr()),
     # as cuda.bindings passes it.

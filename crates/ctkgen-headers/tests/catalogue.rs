@@ -38,9 +38,11 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         assert_eq!(release.package, package, "{}", release.ctk);
         assert_eq!(release.include_dir, include_dir, "{}", release.ctk);
         let names: Vec<&str> = release.headers.keys().map(String::as_str).collect();
-        // The runtime wheel holds the driver's headers and the runtime API's.
+        // The runtime wheel holds the driver's headers and the runtime API's (cuda_runtime.h and
+        // the headers it includes, for the EGL interoperability header).
         let runtime_headers = [
             "builtin_types.h",
+            "channel_descriptor.h",
             "cuda.h",
             "cudaEGL.h",
             "cudaEGLTypedefs.h",
@@ -51,19 +53,25 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
             "cudaVDPAU.h",
             "cudaVDPAUTypedefs.h",
             "cuda_device_runtime_api.h",
+            "cuda_egl_interop.h",
             "cuda_gl_interop.h",
+            "cuda_runtime.h",
             "cuda_runtime_api.h",
             "cuda_vdpau_interop.h",
+            "cudart_platform.h",
             "device_types.h",
+            "driver_functions.h",
             "driver_types.h",
             "library_types.h",
             "surface_types.h",
             "texture_types.h",
+            "vector_functions.h",
+            "vector_functions.hpp",
             "vector_types.h",
         ];
         assert_eq!(names, runtime_headers, "{}", release.ctk);
         // The profiler API's headers ship in its own wheel of the same release, crt/host_defines.h
-        // (which the runtime API includes) in nvcc's wheel in 12.x and crt's in 13.x, nvrtc.h in
+        // and crt/host_config.h (which the runtime's headers include) in nvcc's wheel in 12.x and crt's in 13.x, nvrtc.h in
         // NVRTC's.
         let [profiler, crt, nvrtc] = release.companions.as_slice() else {
             panic!("{}: {:?}", release.ctk, release.companions)
@@ -84,7 +92,12 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         let names: Vec<&str> = crt.headers.keys().map(String::as_str).collect();
         let (extra, expected_package) =
             if cu12 { ("nvcc", "nvidia-cuda-nvcc-cu12") } else { ("crt", "nvidia-cuda-crt") };
-        assert_eq!((crt.extra.as_str(), names), (extra, vec!["crt/host_defines.h"]), "{}", release.ctk);
+        assert_eq!(
+            (crt.extra.as_str(), names),
+            (extra, vec!["crt/host_config.h", "crt/host_defines.h"]),
+            "{}",
+            release.ctk
+        );
         assert_eq!(crt.package, expected_package, "{}", release.ctk);
         // Every wheel carries the release's major.minor in its own version.
         let (minor, _) = release.ctk.rsplit_once('.').unwrap();

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 cimport cython
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, PyObject_CheckBuffer
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ND, PyBUF_SIMPLE, PyObject_CheckBuffer
 from cpython.list cimport PyList_CheckExact
 from cpython.float cimport PyFloat_Check
 from cpython.long cimport PyLong_Check
@@ -31,6 +31,7 @@ cdef extern from *:
     object ctkgen_tp_new(object cls, object args)
 
 cdef tuple _NO_ARGS = ()
+cdef object _C_VOID_P = _ctypes.c_void_p
 
 # Calling a generated class with no arguments goes straight to its tp_new, through the type's
 # tp_vectorcall as builtin types do; any other call takes the ordinary type call. tp_vectorcall is never inherited: Python subclasses keep the ordinary
@@ -336,8 +337,6 @@ cdef object _bytes_at(const char* data, size_t size):
 
 cdef void* _addr_of(object value) except? NULL:
     """An address from an int, None, a generated object, an object with getPtr() or a buffer."""
-    cdef Py_buffer view
-    cdef void* address
     if value is None:
         return NULL
     if isinstance(value, int):
@@ -350,24 +349,47 @@ cdef void* _addr_of(object value) except? NULL:
         return (<_Scalar>value)._pvt_ptr
     if hasattr(value, "getPtr"):
         return <void*><size_t>value.getPtr()
+    return _buffer_data(value)
+
+
+cdef void* _buffer_data(object value) except? NULL:
+    """The address of a contiguous buffer's data. The caller keeps `value` alive for as long as
+    the address is used."""
+    cdef Py_buffer view
     PyObject_GetBuffer(value, &view, PyBUF_SIMPLE)
-    address = view.buf
-    # The caller keeps `value` alive for as long as the address is used.
+    cdef void* address = view.buf
     PyBuffer_Release(&view)
     return address
+
+
+cdef bint _array_data(object value, void** data):
+    """The data of a buffer of one dimension or more (a numpy array: it has __index__ too but
+    refuses it unless 0-d), told by the buffer's own dimensions so that no exception is raised
+    and caught; False for a 0-d buffer or one that gives no dimensions."""
+    cdef Py_buffer view
+    try:
+        PyObject_GetBuffer(value, &view, PyBUF_ND)
+    except BufferError:
+        return False
+    data[0] = view.buf
+    cdef bint array = view.ndim != 0
+    PyBuffer_Release(&view)
+    return array
 
 
 cdef void* _void_ptr_checked(object value) except? NULL:
     """The pointer a `void *` argument carries: an int is the address itself; a handle or an
     integer typedef object (a device address) carries its value, not the address of its storage; a
     record is its own storage; a buffer is its data; None is NULL."""
-    cdef Py_buffer view
-    cdef void* address
     cdef unsigned long long raw
+    cdef void* address
     if value is None:
         return NULL
     if isinstance(value, int):
         return <void*><size_t>value
+    # The usual host buffers, known by exact type: no pointer value to look for.
+    if type(value) is bytearray or type(value) is bytes or type(value) is memoryview:
+        return _buffer_data(value)
     if isinstance(value, _Record):
         return (<_Record>value)._pvt_addr
     if isinstance(value, _Handle):
@@ -377,21 +399,22 @@ cdef void* _void_ptr_checked(object value) except? NULL:
         raw = 0
         memcpy(&raw, (<_Scalar>value)._pvt_ptr, (<_Scalar>value)._pvt_size)
         return <void*><size_t>raw
-    if isinstance(value, _ctypes.c_void_p):
+    if isinstance(value, _C_VOID_P):
         return <void*><size_t>(value.value or 0)
-    # Foreign handle and integer wrappers (and numpy integer scalars, which are buffers too)
-    # carry a value; arrays refuse __index__ and fall through to their data.
+    # A buffer is its data, but for numpy integer scalars and 0-d arrays, which carry a value
+    # (they have __index__) as foreign handle and integer wrappers do.
+    if PyObject_CheckBuffer(value):
+        if not PyIndex_Check(value):
+            return _buffer_data(value)
+        if _array_data(value, &address):
+            return address
     if PyIndex_Check(value):
         try:
             return <void*><size_t>PyNumber_Index(value)
         except TypeError:
             pass
     if PyObject_CheckBuffer(value):
-        PyObject_GetBuffer(value, &view, PyBUF_SIMPLE)
-        address = view.buf
-        # The caller keeps `value` alive for as long as the address is used.
-        PyBuffer_Release(&view)
-        return address
+        return _buffer_data(value)
     if hasattr(value, "getPtr"):
         return <void*><size_t>value.getPtr()
     raise TypeError(f"expected an int, None, a buffer or an object with a pointer value, got {type(value).__name__}")

@@ -43,6 +43,9 @@ pub struct MemberView {
     pub cy_type: String,
     /// For arrays: Cython spelling of the element type.
     pub element_cy_type: String,
+    /// For arrays of records: the class of the struct itself, which every alias class of it
+    /// derives from; items of any of them are taken, as C takes them (the same type).
+    pub element_base: String,
     /// The range check of an integer, integer-typedef or enum member (of its elements, for arrays).
     pub range: Option<IntRange>,
     /// A `void *` member: it takes a wrapper's value (a device address), as `void *`
@@ -194,12 +197,20 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 Type::Array { element, .. } => cy_qualified(api, element, cy_module),
                 _ => String::new(),
             };
+            let element_base = match &kind {
+                ValueKind::Array { element, .. } => match element.as_ref() {
+                    ValueKind::Record { record, .. } => api.record(record).map(record_class).unwrap_or_default(),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            };
             members.push(MemberView {
                 name: field.name.clone(),
                 py_name: py_ident(&field.name),
                 kind: supported_member(kind),
                 cy_type: cy_qualified(api, &field.ty, cy_module),
                 element_cy_type,
+                element_base,
                 // A bitfield holds only its own width.
                 range: int_range(api, &field.ty).map(|r| match field.bit_width {
                     Some(width) => r.narrowed(u64::from(width)),
