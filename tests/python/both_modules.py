@@ -38,14 +38,20 @@ def release_path(cache, version):
     return [parity.unpacked(cache, "cuda-bindings", version), *others]
 
 
-def run(cases_module, our_path, official, fake_libcuda):
+def run(cases_module, our_path, official, fake_libcuda, site=None):
     """Runs every case of `cases_module` (a module name importable from this folder) on both
     modules in one fresh interpreter; returns the outcomes. The cases module's `MODULE` names
-    the module they take (the driver's by default)."""
-    library_dir = os.path.dirname(fake_libcuda)
-    assert os.path.basename(fake_libcuda) == "libcuda.so.1", fake_libcuda
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([our_path, *official, HERE]), CTKGEN_LIBCUDA=fake_libcuda,
-               LD_LIBRARY_PATH=os.pathsep.join(p for p in [library_dir, os.environ.get("LD_LIBRARY_PATH")] if p))
+    the module they take (the driver's by default). With `fake_libcuda` None no driver can be
+    reached at all (no library path, no toolkit), and `site` (a folder laid out as
+    site-packages, where both modules look for NVIDIA's wheels) goes on the path."""
+    if fake_libcuda is None:
+        env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH")}
+        env["PYTHONPATH"] = os.pathsep.join([our_path, *official, HERE, *([site] if site else [])])
+    else:
+        library_dir = os.path.dirname(fake_libcuda)
+        assert os.path.basename(fake_libcuda) == "libcuda.so.1", fake_libcuda
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([our_path, *official, HERE]), CTKGEN_LIBCUDA=fake_libcuda,
+                   LD_LIBRARY_PATH=os.pathsep.join(p for p in [library_dir, os.environ.get("LD_LIBRARY_PATH")] if p))
     result = subprocess.run([sys.executable, os.path.abspath(__file__), cases_module], env=env, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-6000:]
@@ -67,12 +73,12 @@ def main(name):
     ours = importlib.import_module(f"ctkgen_cuda.{module_name}")
     official = importlib.import_module(f"cuda.bindings.{module_name}")
 
-    fake = ctypes.CDLL(os.environ["CTKGEN_LIBCUDA"])
-    fake.fake_recorded_generic_calls.restype = ctypes.c_ulong
     out = {}
     for module, label in ((ours, "ours"), (official, "official")):
-        if not hasattr(module, "cuInit"):
-            continue  # cases that make no driver call
+        if not hasattr(module, "cuInit") or "CTKGEN_LIBCUDA" not in os.environ:
+            continue  # cases that make no driver call, or run with no driver at all
+        fake = ctypes.CDLL(os.environ["CTKGEN_LIBCUDA"])
+        fake.fake_recorded_generic_calls.restype = ctypes.c_ulong
         before = fake.fake_recorded_generic_calls()
         init = module.cuInit(0)
         module.cuDriverGetVersion()

@@ -1,11 +1,11 @@
 """The conventions code written for `cuda.bindings.runtime` relies on, on both modules in one
 process (both_modules.py), on CPU: what the runtime module does before any library call (records,
-enums, handles, the family's classes, the record helpers). Calls into libcudart are not compared
-here: the official module finds the real library, which a CPU host lacks; the value sweep and
-test_runtime_library.py cover ours."""
+enums, handles, the family's classes, the record helpers), and, in runtime_cudart_cases.py, calls
+into the real libcudart of the CTK (the catalogued runtime wheel, found by both modules in a
+site-packages folder) on a host with no driver."""
 import pytest
 
-from conftest import CACHE, build
+from conftest import CACHE, build, wheel_library
 from test_behaviour import attempt
 
 MODULE = "runtime"
@@ -72,13 +72,6 @@ def case_egl_frame_plane_items(r):
     return [[p.width for p in frame.planeDesc], frame.planeDesc[2].pitch, int(frame.eglColorFormat)]
 
 
-def case_channel_desc(r):
-    err, desc = r.cudaCreateChannelDesc(8, 8, 8, 8, r.cudaChannelFormatKind.cudaChannelFormatKindUnsigned)
-    return [desc.x, desc.y, desc.z, desc.w, int(desc.f)]
-
-
-# cudaCreateChannelDesc calls libcudart in the official module.
-OURS_ONLY = {"channel_desc": "the official module calls libcudart, which this CPU host lacks"}
 
 
 # ---- the tests ----------------------------------------------------------------------------------
@@ -108,5 +101,30 @@ def test_handles_as_the_official_ones(outcomes):
     assert ours["value"][4] == {"error": "OverflowError"}, ours
 
 
-def test_channel_desc_fills_the_record(outcomes):
-    assert outcomes["channel_desc"]["ours"] == {"value": [8, 8, 8, 8, 1]}
+@pytest.fixture(scope="module")
+def cudart_outcomes(ctk13):
+    import both_modules
+    from test_runtime_library import catalogued_wheel
+
+    official = both_modules.official_path(CACHE, ctk13)
+    if official is None:
+        pytest.skip(f"no official cuda-bindings release pinned for CTK {ctk13}")
+    site, _ = wheel_library(*catalogued_wheel(ctk13), "libcudart")
+    return both_modules.run("runtime_cudart_cases", build(ctk13), official, None, site=site)
+
+
+@pytest.mark.parametrize("case", ["versions", "calls_without_a_driver", "error_names_and_strings", "channel_desc"])
+def test_libcudart_calls_as_the_official_module(cudart_outcomes, case):
+    ours, official = cudart_outcomes[case]["ours"], cudart_outcomes[case]["official"]
+    assert "value" in ours, ours
+    assert ours == official
+
+
+def test_libcudart_answered_without_a_driver(cudart_outcomes):
+    """The comparison above is of libcudart's answers, not of two not-found errors: the runtime
+    version is the CTK's and the calls that need a driver say there is none."""
+    (_, status), (_, version) = cudart_outcomes["versions"]["ours"]["value"][0]
+    assert status == 0 and version >= 13000, cudart_outcomes["versions"]
+    codes = [call[0][1] for call in cudart_outcomes["calls_without_a_driver"]["ours"]["value"]]
+    # cudaErrorInsufficientDriver from each call, and as the last error (it stays: no driver).
+    assert codes == [35] * 10, codes
