@@ -6,7 +6,7 @@ use ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT;
 use ctkgen_ir::{Api, Type};
 use serde::Serialize;
 
-use super::members::{bytes_member, list_members, BytesMember, ListMember, ReprForm};
+use super::members::{bytes_member, list_members, struct_class, BytesMember, ListMember, ReprForm};
 use super::nameable::is_nameable;
 use super::pxd::flattened_fields;
 use crate::names::py_ident;
@@ -43,8 +43,7 @@ pub struct MemberView {
     pub cy_type: String,
     /// For arrays: Cython spelling of the element type.
     pub element_cy_type: String,
-    /// For arrays of records: the class of the struct itself, which every alias class of it
-    /// derives from; items of any of them are taken, as C takes them (the same type).
+    /// For arrays of records: the struct's own class (`members::struct_class`).
     pub element_base: String,
     /// The range check of an integer, integer-typedef or enum member (of its elements, for arrays).
     pub range: Option<IntRange>,
@@ -198,10 +197,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 _ => String::new(),
             };
             let element_base = match &kind {
-                ValueKind::Array { element, .. } => match element.as_ref() {
-                    ValueKind::Record { record, .. } => api.record(record).map(record_class).unwrap_or_default(),
-                    _ => String::new(),
-                },
+                ValueKind::Array { element, .. } => struct_class(api, element),
                 _ => String::new(),
             };
             members.push(MemberView {

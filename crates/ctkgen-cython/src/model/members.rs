@@ -117,10 +117,7 @@ pub(super) fn list_members(
                     Type::Pointer { pointee, .. } => int_range(api, pointee),
                     _ => None,
                 },
-                element_base: match &element {
-                    ValueKind::Record { record, .. } => api.record(record).map(record_class).unwrap_or_default(),
-                    _ => String::new(),
-                },
+                element_base: struct_class(api, &element),
                 element,
                 element_cy_type,
                 element_align,
@@ -128,6 +125,16 @@ pub(super) fn list_members(
         );
     }
     out
+}
+
+/// For a record value, the class of the struct itself, which every alias class of it derives
+/// from: a list or array of them takes items of any of these classes, as C takes the same type.
+/// Empty for any other value.
+pub(super) fn struct_class(api: &Api, kind: &ValueKind) -> String {
+    match kind {
+        ValueKind::Record { record, .. } => api.record(record).map(record_class).unwrap_or_default(),
+        _ => String::new(),
+    }
 }
 
 /// The element of a pointer member that can be a list: its kind, Cython spelling and alignment.
