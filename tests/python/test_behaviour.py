@@ -336,6 +336,28 @@ def case_kernel_params_conversions(d):
     }
 
 
+def case_kernel_params_read_wider(d):
+    """A kernel that declares a wider parameter than the ctypes type given (`c_uint` for a
+    `size_t`, as NVIDIA's graph sample does) reads zeros past the value, as in a ctypes object's
+    zeroed storage, not what the slot held before: through a launch, and through a record member
+    set twice."""
+    fake = fake_driver()
+    fake.fake_recorded_param_bytes.restype = ctypes.c_uint64
+    wide, narrow = (2**64 - 1,) * 4, (7, -2, 9, 0.5)
+    narrow_types = (ctypes.c_uint, ctypes.c_int, ctypes.c_ushort, ctypes.c_float)
+    out = {}
+    for _ in range(2):
+        d.cuLaunchKernel(d.CUfunction(1), 4, 1, 1, 1, 1, 1, 0, None, (wide, (ctypes.c_uint64,) * 4), 0)
+        d.cuLaunchKernel(d.CUfunction(1), 4, 1, 1, 1, 1, 1, 0, None, (narrow, narrow_types), 0)
+    out["launch"] = [fake.fake_recorded_param_bytes(i) for i in range(4)]
+    node = d.CUDA_KERNEL_NODE_PARAMS()
+    node.kernelParams = (wide, (ctypes.c_uint64,) * 4)
+    node.kernelParams = (narrow, narrow_types)
+    entries = (ctypes.c_void_p * 4).from_address(int(node.kernelParams))
+    out["member"] = [ctypes.c_uint64.from_address(entries[i]).value for i in range(4)]
+    return out
+
+
 def case_driver_filled_member_before_and_after(d):
     """A conditional node's body graphs: before the driver fills them the member reads as `size`
     null handles; after cuGraphAddNode (the fake writes its own array into the record, as the
@@ -361,7 +383,8 @@ def case_size_queries(d):
     err, edges_from, edges_to, data, count = d.cuGraphGetEdges(graph)
     out = {"edges": [int(err), edges_from, edges_to, data, count],
            "nodes": [int(x) if isinstance(x, int) else x for x in d.cuGraphGetNodes(graph)][1:],
-           "dependencies": list(d.cuGraphNodeGetDependencies(node)[1:])}
+           "dependencies": list(d.cuGraphNodeGetDependencies(node)[1:]),
+           "dependent nodes": list(d.cuGraphNodeGetDependentNodes(node)[1:])}
     return out
 
 
@@ -369,11 +392,14 @@ def case_returned_records_own_their_storage(d):
     """Edge data returned by a call stays readable after the call and after later allocations."""
     err, edges_from, edges_to, data, count = d.cuGraphGetEdges(d.CUgraph(0x1234), 3)
     deps = d.cuGraphNodeGetDependencies(d.CUgraphNode(0x55), 2)
+    dependents = d.cuGraphNodeGetDependentNodes(d.CUgraphNode(0x55), 2)
     churn = [bytearray(64) for _ in range(10000)]
     gc.collect()
     del churn
     return {"edges": [[int(f), int(t), e.from_port, e.to_port] for f, t, e in zip(edges_from, edges_to, data)],
-            "dependencies": [[int(n), e.from_port, e.to_port] for n, e in zip(deps[1], deps[2])]}
+            "dependencies": [[int(n), e.from_port, e.to_port] for n, e in zip(deps[1], deps[2])],
+            "dependent nodes": [int(dependents[0]), type(dependents[2]).__name__,
+                                [[int(n), e.from_port, e.to_port] for n, e in zip(dependents[1], dependents[2])]]}
 
 
 def case_list_member_of_a_wrapper_over_shared_storage(d):
@@ -612,6 +638,18 @@ def test_size_queries_take_no_count(outcomes):
     ours = same(outcomes, "size_queries")
     assert ours["edges"] == [0, [], [], [], 3]
     assert ours["nodes"] == [[], 3] and ours["dependencies"] == [[], [], 2]
+    # The edge data of dependent nodes is an array counted like the nodes: none asked, none passed.
+    assert ours["dependent nodes"] == [[], [], 2]
+
+
+def test_kernel_params_narrower_than_the_kernel_reads_zero_extended(outcomes):
+    """The fault NVIDIA's hand-built graph sample met: `c_uint` given for a `size_t` parameter.
+    Listed in exceptions.toml: the official module passes what its ctypes objects' storage held,
+    here the earlier wide values (its sample works by chance, on fresh objects)."""
+    ours, official = both(outcomes, "kernel_params_read_wider")
+    assert official["launch"][:3] != [7, 2**32 - 2, 9], "the official module zero-extends now: drop the exception"
+    float_bits = int.from_bytes(ctypes.c_float(0.5), "little")
+    assert ours == {"launch": [7, 2**32 - 2, 9, float_bits], "member": [7, 2**32 - 2, 9, float_bits]}
 
 
 def test_returned_records_own_their_storage(outcomes):
@@ -621,6 +659,7 @@ def test_returned_records_own_their_storage(outcomes):
     ours, official = both(outcomes, "returned_records_own_their_storage")
     assert ours["edges"] == [[0x100 + i, 0x200 + i, i + 1, i + 2] for i in range(3)]
     assert ours["dependencies"] == [[0x300 + i, i + 5, i + 6] for i in range(2)]
+    assert ours["dependent nodes"] == [0, "list", [[0x300 + i, i + 5, i + 6] for i in range(2)]]
 
 
 def test_a_wrapper_over_shared_storage_clears_the_array_it_owned(outcomes):

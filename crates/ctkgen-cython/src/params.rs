@@ -404,10 +404,11 @@ impl<'a> FunctionFacts<'a> {
     /// The count an output array `name` pairs with: an in/out count first, then a value count,
     /// when the array's name or text mentions what the count counts or calls itself an array.
     fn array_len(&self, name: &str, text: &str, inout_only: bool) -> Option<String> {
+        // The text spells a camel-case stem as words: `numDependentNodes` counts "dependent nodes".
+        let joined: String = text.to_lowercase().split_whitespace().collect();
         let mentions = |count: &str| {
             let stem = count_stem(count);
-            doc_says_many(text)
-                || (!stem.is_empty() && (name.to_lowercase().contains(&stem) || text.to_lowercase().contains(&stem)))
+            doc_says_many(text) || (!stem.is_empty() && (name.to_lowercase().contains(&stem) || joined.contains(&stem)))
         };
         let inout = self.inout_counts.iter().filter(|c| **c != name && mentions(c)).collect::<Vec<_>>();
         if let [only] = inout.as_slice() {

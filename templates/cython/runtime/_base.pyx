@@ -460,7 +460,11 @@ for _kind in (_ctypes.c_byte, _ctypes.c_ubyte, _ctypes.c_short, _ctypes.c_ushort
 cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_t i) except -1:
     """Writes `item` into `slot` as the simple C value `how` describes (see _ctypes_slots), when
     it is a plain number (or None for a pointer), checked as every integer is: a value that does
-    not fit is an OverflowError. False for anything else, which then goes through ctypes."""
+    not fit is an OverflowError. False for anything else, which then goes through ctypes.
+
+    The slot's bytes past a narrower value are zero, as in the zeroed storage of a ctypes object:
+    a kernel that declares a wider parameter than the type given (`c_uint` for a `size_t`) reads
+    the value, not what the slot held before."""
     cdef int slot_kind = how[0]
     cdef int size = how[1]
     cdef long long signed_value
@@ -468,6 +472,7 @@ cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_
     cdef double double_value
     cdef float float_value
     cdef void* address
+    memset(slot, 0, sizeof(void*))
     if slot_kind == _SLOT_FLOAT:
         if not PyLong_Check(item) and not PyFloat_Check(item):
             return False
@@ -479,7 +484,6 @@ cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_
             memcpy(slot, &double_value, sizeof(double))
         return True
     if slot_kind == _SLOT_POINTER and item is None:
-        memset(slot, 0, sizeof(void*))
         return True
     if slot_kind == _SLOT_POINTER and not PyLong_Check(item):
         # An object of a binding (this package's or another's, such as a sibling module's

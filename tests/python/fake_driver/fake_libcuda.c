@@ -86,10 +86,14 @@ static int fake_graph_get_edges(void *graph, void **from, void **to, struct fake
     return 0;
 }
 
-/* cuGraphNodeGetDependencies(node, deps, edgeData, size_t *count), the form with edge data:
- * two dependencies 0x300+i with ports (i+5, i+6). */
+/* cuGraphNodeGetDependencies and cuGraphNodeGetDependentNodes (node, nodes, edgeData, size_t
+ * *count), the forms with edge data: two nodes 0x300+i with ports (i+5, i+6). Edge data without
+ * a node array is refused, as the driver refuses it (CUDA_ERROR_INVALID_VALUE). */
 static int fake_graph_node_get_dependencies(void *node, void **deps, struct fake_edge_data *data, size_t *count) {
     (void)node;
+    if (deps == NULL && data != NULL) {
+        return 1;
+    }
     if (deps == NULL) {
         *count = 2;
         return 0;
@@ -500,7 +504,8 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, fake_u64 fl
         *pfn = (void *)fake_graph_get_nodes;
     } else if (strcmp(symbol, "cuGraphGetEdges") == 0 && version >= 12030) {
         *pfn = (void *)fake_graph_get_edges;
-    } else if (strcmp(symbol, "cuGraphNodeGetDependencies") == 0 && version >= 12030) {
+    } else if ((strcmp(symbol, "cuGraphNodeGetDependencies") == 0 || strcmp(symbol, "cuGraphNodeGetDependentNodes") == 0)
+               && version >= 12030) {
         *pfn = (void *)fake_graph_node_get_dependencies;
     } else if (strcmp(symbol, "cuGraphAddNode") == 0 && version >= 12030) {
         *pfn = (void *)fake_graph_add_node;

@@ -6,7 +6,9 @@ use ctkgen_ir::layout::PYTHON_OBJECT_ALIGNMENT;
 use ctkgen_ir::{Api, Type};
 use serde::Serialize;
 
-use super::members::{bytes_member, list_members, struct_class, BytesMember, ListMember, ReprForm};
+use super::members::{
+    bytes_member, list_members, record_array_member, struct_class, BytesMember, ListMember, RecordArrayMember, ReprForm,
+};
 use super::nameable::is_nameable;
 use super::pxd::flattened_fields;
 use crate::names::py_ident;
@@ -58,6 +60,9 @@ pub struct MemberView {
     pub none_is_zero: bool,
     /// A `T *` member counted by a sibling: a list of elements in Python.
     pub list: Option<ListMember>,
+    /// A pointer to records with no count beside it: it takes an address, and a list of records
+    /// copied into an array the record keeps, as cuda.bindings takes it.
+    pub record_array: Option<RecordArrayMember>,
     /// A character array: bytes in Python.
     pub bytes: Option<BytesMember>,
     /// One C value (an integer, float, enum member, integer wrapper or handle) written by one
@@ -163,9 +168,11 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
         for field in fields {
             let kind = value_kind(api, &field.ty);
             let list = lists.remove(&field.name);
+            let kernel_params = options.overrides.is_kernel_params(&record.name, &field.name);
+            let record_array =
+                if list.is_none() && !kernel_params { record_array_member(api, &field.ty) } else { None };
             let bytes = bytes_member(api, &field.ty);
             let void_pointer = matches!(api.resolve(&field.ty), Type::Pointer { pointee, .. } if matches!(api.resolve(pointee), Type::Void));
-            let kernel_params = options.overrides.is_kernel_params(&record.name, &field.name);
             let repr = match (&kind, &bytes) {
                 (_, Some(_)) if options.overrides.member(&record.name, &field.name) == Some(&Override::ReprHex) => {
                     ReprForm::HexBytes
@@ -216,6 +223,7 @@ pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {
                 kernel_params,
                 none_is_zero,
                 list,
+                record_array,
                 bytes,
                 direct_write,
                 repr,

@@ -137,6 +137,25 @@ pub(super) fn struct_class(api: &Api, kind: &ValueKind) -> String {
     }
 }
 
+/// An uncounted pointer to records, as a member that also takes a list of them.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordArrayMember {
+    /// The struct's own class: items of it and of its alias classes are taken.
+    pub element_base: String,
+    pub element_align: u64,
+}
+
+/// A pointer member whose pointee is a record, when no count pairs with it.
+pub(super) fn record_array_member(api: &Api, ty: &Type) -> Option<RecordArrayMember> {
+    let Type::Pointer { pointee, .. } = api.resolve(ty) else { return None };
+    let kind = value_kind(api, pointee);
+    if !matches!(kind, ValueKind::Record { .. }) {
+        return None;
+    }
+    let (_, element_align) = api.type_layout(pointee)?;
+    Some(RecordArrayMember { element_base: struct_class(api, &kind), element_align })
+}
+
 /// The element of a pointer member that can be a list: its kind, Cython spelling and alignment.
 fn list_element(api: &Api, cy_module: &str, ty: &Type) -> Option<(ValueKind, String, u64)> {
     let Type::Pointer { pointee, .. } = ty else { return None };

@@ -138,6 +138,21 @@ cdef class Batch_st(_RefRecord):
     @origin.setter
     def origin(self, value):
         cdef cydriver.Batch_st* p = <cydriver.Batch_st*>self._pvt_addr
+        cdef list items
+        cdef Py_ssize_t n
+        cdef _Record block = None
+        if isinstance(value, (list, tuple)):
+            # Records copied into an array the record keeps; an empty list is NULL.
+            items = list(value)
+            n = len(items)
+            if n > 0:
+                block = _new_member_array(n, sizeof(p.origin[0]), 4)
+                for i in range(n):
+                    memmove(&(<cydriver.Point *>block._pvt_addr)[i], _record_addr(items[i], _registered("Point_st"), False), sizeof(p.origin[0]))
+                    _adopt_refs(<_RefRecord>block, items[i], <void*>&(<cydriver.Point *>block._pvt_addr)[i], sizeof(p.origin[0]))
+            p.origin = NULL if block is None else <cydriver.Point *>block._pvt_addr
+            _keep_member_array(self, <void*>&p.origin, block)
+            return
         p.origin = <cydriver.Point *>_keep_addr(self, <void*>&p.origin, value, False)
 
     @property
