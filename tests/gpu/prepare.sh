@@ -38,7 +38,7 @@ PY
 cp target/gpu-rust/release/tma-rust-tests "$BUNDLE/bin/"
 cp tests/gpu/run.sh tests/gpu/report.py "$BUNDLE/"
 cp tests/gpu/kernels/tma_kernels.cu "$BUNDLE/kernels/"
-cp tests/gpu/python/tma_suite.py tests/gpu/python/run_suite.py "$BUNDLE/python/"
+cp tests/gpu/python/tma_suite.py tests/gpu/python/graph_programs.py tests/gpu/python/run_suite.py "$BUNDLE/python/"
 # The runtime library of the 12.x release (about 1 MiB), from the wheel the catalogue names for it:
 # a GPU host with only a 13.x toolkit has no libcudart.so.12 for the 12.x package's runtime module.
 python3 - "$CTK_12" "$BUNDLE/lib" <<'PY'

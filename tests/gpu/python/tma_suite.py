@@ -20,6 +20,8 @@ import traceback
 
 import numpy as np
 
+import graph_programs
+
 # Tile shapes compiled into tests/gpu/kernels/tma_kernels.cu.
 F32_TILE = (32, 16)  # (width, height) in elements
 BF16_TILE = (64, 32)
@@ -1223,6 +1225,8 @@ TESTS.update({
     "family_graph_driver_then_runtime": test_family_graph_driver_then_runtime,
     "family_tma_roundtrip_runtime_copies": test_family_tma_roundtrip_runtime_copies,
 })
+# Graph programs published for cuda.bindings (graph_programs.py), on this module's package.
+TESTS.update(graph_programs.tests(sys.modules[__name__]))
 
 
 def run_test(name):

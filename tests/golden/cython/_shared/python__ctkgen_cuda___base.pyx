@@ -463,9 +463,9 @@ cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_
     it is a plain number (or None for a pointer), checked as every integer is: a value that does
     not fit is an OverflowError. False for anything else, which then goes through ctypes.
 
-    The slot's bytes past a narrower value are zero, as in the zeroed storage of a ctypes object:
-    a kernel that declares a wider parameter than the type given (`c_uint` for a `size_t`) reads
-    the value, not what the slot held before."""
+    The slot's bytes past a narrower value are zero: a kernel that declares a wider parameter than
+    the type given (`c_uint` for a `size_t`, as NVIDIA's graph sample passes a count) reads the
+    value, not what the slot held before."""
     cdef int slot_kind = how[0]
     cdef int size = how[1]
     cdef long long signed_value
