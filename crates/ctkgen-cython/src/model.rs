@@ -22,6 +22,7 @@ mod nameable;
 mod param_kind;
 mod pxd;
 mod reuse;
+mod sizes;
 
 pub use classes::{EnumMemberView, EnumView, MemberView, RecordView, WrapperView};
 pub use constants::ConstantView;
@@ -31,6 +32,7 @@ pub use members::{BytesMember, ListMember, ReprForm};
 pub use param_kind::{Element, ObjectKind, ParamKind, ParamView};
 pub use pxd::PxdItem;
 pub use reuse::{DependencyBase, DependencyView, ReusedClass, ReusedRecordAlias};
+pub use sizes::SizeView;
 
 /// Results of up to this many items go through the reused-tuple helpers.
 const RESULT_REUSE_MAX: usize = 5;
@@ -131,6 +133,8 @@ pub struct Model {
     /// Classes of the libraries this one depends on that its module exports as its own.
     pub reused: Vec<ReusedClass>,
     pub reused_record_aliases: Vec<ReusedRecordAlias>,
+    /// What the module's `sizeof` answers, by class name.
+    pub sizes: Vec<SizeView>,
     /// The dependencies' classes that classes of this library derive from.
     pub dependency_bases: Vec<DependencyBase>,
     /// Functions beyond the declarations that make a record from its fields.
@@ -304,6 +308,7 @@ pub fn build_in_package(
         scalars: Vec::new(),
         reused: Vec::new(),
         reused_record_aliases: Vec::new(),
+        sizes: Vec::new(),
         dependency_bases: Vec::new(),
         record_helpers: Vec::new(),
         functions: Vec::new(),
@@ -318,6 +323,7 @@ pub fn build_in_package(
     let (handles, scalars) = classes::wrappers(api);
     model.handles = handles;
     model.scalars = scalars;
+    model.sizes = sizes::sizes(api, &model.records, &model.handles, &model.scalars);
     for dependency in dependencies {
         reuse::reuse(&mut model, api, dependency);
     }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::nameable::{c_spelling, is_nameable};
 use super::pxd::flattened_fields;
 use crate::names::string_literal;
+use crate::types::{typedef_class, TypedefClass};
 
 #[derive(Debug, Serialize)]
 pub struct LayoutAssert {
@@ -24,6 +25,19 @@ pub(super) fn layout_asserts(api: &Api, conventions: &LibraryConventions) -> Vec
         None => format!("{} of CTK {}", api.provenance.header, api.provenance.ctk.as_deref().unwrap_or("unknown")),
     };
     let mut out = Vec::new();
+    // The handle and integer typedefs: their sizes are what the module's `sizeof` answers.
+    for def in &api.typedefs {
+        if matches!(typedef_class(api, &def.name), Some(TypedefClass::Handle | TypedefClass::Scalar)) && def.align != 0
+        {
+            out.push(LayoutAssert {
+                expr: format!("sizeof({}) == {}", def.name, def.size),
+                message: string_literal(&format!(
+                    "ctkgen: {} differs: sizeof is not {} as in {from}",
+                    def.name, def.size
+                )),
+            });
+        }
+    }
     for record in &api.records {
         if !record.complete || !is_nameable(api, record) {
             continue;

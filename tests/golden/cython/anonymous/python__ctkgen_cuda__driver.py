@@ -11,3 +11,20 @@ anon_struct2 = Resource__points
 anon_union0 = Resource__res
 anon_struct0 = Resource__res__array
 anon_struct1 = Resource__res__linear
+
+# Each class that names a file-scope C type (a record, its typedefs, a handle, an integer
+# typedef), keyed by the class object itself: a subclass or an instance is not the C type.
+_ctkgen_sizes = {
+    Extent: 8,
+    Resource: 152,
+}
+
+
+def sizeof(objType):
+    """The size in bytes of the C type the class ``objType`` stands for: a struct or union, a
+    typedef of one, a handle or an integer typedef. TypeError for any other object."""
+    try:
+        return _ctkgen_sizes[objType]
+    except (KeyError, TypeError):  # TypeError: an unhashable object, which no class is
+        pass
+    raise TypeError("Unknown type: " + str(objType))

@@ -71,3 +71,5 @@ anon_struct2 = Resource__points
 anon_union0 = Resource__res
 anon_struct0 = Resource__res__array
 anon_struct1 = Resource__res__linear
+
+def sizeof(objType: Any) -> int: ...

@@ -34,3 +34,5 @@ class Flags:
     _anon0: Any
     e: Any
     after: Any
+
+def sizeof(objType: Any) -> int: ...

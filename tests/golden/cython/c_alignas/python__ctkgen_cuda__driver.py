@@ -7,3 +7,19 @@ from ._driver_functions_0 import *  # noqa: F401,F403
 from .cydriver import CUDADriverNotFoundError, CUDAFunctionNotFoundError  # noqa: F401
 
 CTK_VERSION = "unknown"
+
+# Each class that names a file-scope C type (a record, its typedefs, a handle, an integer
+# typedef), keyed by the class object itself: a subclass or an instance is not the C type.
+_ctkgen_sizes = {
+    CAligned: 64,
+}
+
+
+def sizeof(objType):
+    """The size in bytes of the C type the class ``objType`` stands for: a struct or union, a
+    typedef of one, a handle or an integer typedef. TypeError for any other object."""
+    try:
+        return _ctkgen_sizes[objType]
+    except (KeyError, TypeError):  # TypeError: an unhashable object, which no class is
+        pass
+    raise TypeError("Unknown type: " + str(objType))

@@ -30,3 +30,5 @@ class CAligned:
     tag: Any
     value: Any
     rest: Any
+
+def sizeof(objType: Any) -> int: ...

@@ -13,6 +13,7 @@
 #error "ctkgen: cuda.h defines no CUDA_VERSION"
 #endif
 
+_Static_assert(sizeof(u64) == 8, "ctkgen: u64 differs: sizeof is not 8 as in field_alignas.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(sizeof(struct FieldAligned_st) == 64, "ctkgen: FieldAligned_st differs: sizeof is not 64 as in field_alignas.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(_Alignof(struct FieldAligned_st) == 64, "ctkgen: FieldAligned_st differs: alignof is not 64 as in field_alignas.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(offsetof(struct FieldAligned_st, words) == 0, "ctkgen: FieldAligned_st differs: offset of words is not 0 as in field_alignas.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");

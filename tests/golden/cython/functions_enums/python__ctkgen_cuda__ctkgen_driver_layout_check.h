@@ -13,5 +13,8 @@
 #error "ctkgen: cuda.h defines no CUDA_VERSION"
 #endif
 
+_Static_assert(sizeof(Callback) == 8, "ctkgen: Callback differs: sizeof is not 8 as in functions_enums.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
+_Static_assert(sizeof(Ctx) == 8, "ctkgen: Ctx differs: sizeof is not 8 as in functions_enums.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
+_Static_assert(sizeof(Device) == 4, "ctkgen: Device differs: sizeof is not 4 as in functions_enums.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 
 #endif

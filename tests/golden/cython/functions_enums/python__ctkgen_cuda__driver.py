@@ -15,3 +15,21 @@ MAX_NAME = 256
 PARAM_END = 0
 STREAM_LEGACY = Ctx(1)
 VERSION_STRING = "1.2"
+
+# Each class that names a file-scope C type (a record, its typedefs, a handle, an integer
+# typedef), keyed by the class object itself: a subclass or an instance is not the C type.
+_ctkgen_sizes = {
+    Callback: 8,
+    Ctx: 8,
+    Device: 4,
+}
+
+
+def sizeof(objType):
+    """The size in bytes of the C type the class ``objType`` stands for: a struct or union, a
+    typedef of one, a handle or an integer typedef. TypeError for any other object."""
+    try:
+        return _ctkgen_sizes[objType]
+    except (KeyError, TypeError):  # TypeError: an unhashable object, which no class is
+        pass
+    raise TypeError("Unknown type: " + str(objType))

@@ -61,3 +61,5 @@ MAX_NAME: Any
 PARAM_END: Any
 STREAM_LEGACY: Any
 VERSION_STRING: Any
+
+def sizeof(objType: Any) -> int: ...

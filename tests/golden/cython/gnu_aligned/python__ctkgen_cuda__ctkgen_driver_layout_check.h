@@ -13,6 +13,7 @@
 #error "ctkgen: cuda.h defines no CUDA_VERSION"
 #endif
 
+_Static_assert(sizeof(AlignedInt) == 4, "ctkgen: AlignedInt differs: sizeof is not 4 as in gnu_aligned.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(sizeof(struct HoldsAlignedTypedef) == 32, "ctkgen: HoldsAlignedTypedef differs: sizeof is not 32 as in gnu_aligned.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(_Alignof(struct HoldsAlignedTypedef) == 16, "ctkgen: HoldsAlignedTypedef differs: alignof is not 16 as in gnu_aligned.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(offsetof(struct HoldsAlignedTypedef, c) == 0, "ctkgen: HoldsAlignedTypedef differs: offset of c is not 0 as in gnu_aligned.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");

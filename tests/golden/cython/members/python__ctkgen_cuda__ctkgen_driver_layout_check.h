@@ -13,6 +13,7 @@
 #error "ctkgen: cuda.h defines no CUDA_VERSION"
 #endif
 
+_Static_assert(sizeof(Stream) == 8, "ctkgen: Stream differs: sizeof is not 8 as in members.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(sizeof(struct Batch_st) == 64, "ctkgen: Batch_st differs: sizeof is not 64 as in members.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(_Alignof(struct Batch_st) == 8, "ctkgen: Batch_st differs: alignof is not 8 as in members.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
 _Static_assert(offsetof(struct Batch_st, points) == 0, "ctkgen: Batch_st differs: offset of points is not 0 as in members.h CUDA_VERSION unknown (compiled against CUDA_VERSION " CTKGEN_STRINGIFY(CUDA_VERSION) ")");
