@@ -259,6 +259,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
     let mut extension_modules = vec!["_base".to_string()];
     let mut first_model = None;
     let mut emitted: Vec<model::DependencyView<'_>> = Vec::new();
+    let mut typed_values = serde_json::Map::new();
     for (api, options, parsed) in libraries {
         let module = &options.conventions.python.module;
         let dependencies = options
@@ -273,6 +274,10 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         let model = model::build_in_package(api, options, parsed, &dependencies)?;
         let class_homes = model::class_homes(&model, options, &dependencies);
         emitted.push(model::DependencyView { api, names: model.names.clone(), class_homes });
+        typed_values.insert(
+            model.names.python.clone(),
+            serde_json::to_value(&model.typed_values).expect("typed values are plain data"),
+        );
         let pkg = package_dir(&model.package);
         let base = minijinja::Value::from_serialize(&model);
         let names = &model.names;
@@ -346,8 +351,16 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         .with_max_len(1)
         .map(|(path, template, ctx)| Ok(OutputFile { path, contents: render(&env, template, ctx)? }))
         .collect::<Result<Vec<_>, CythonEmitError>>()?;
-    // The shared runtime is emitted as written, under the generated files' first line.
+    // Every value typed by an enum argument, by module and `function.param`: the decisions the
+    // report lists, in a form tests read (`modules`), under the generated files' first line.
     let header_line = first.get_attr("header_line").map(|h| h.to_string()).unwrap_or_default();
+    let typed_json = format!(
+        "{{\"generated\": {},\n\"modules\": {}}}\n",
+        serde_json::Value::String(header_line.clone()),
+        serde_json::to_string_pretty(&typed_values).expect("typed values are plain data")
+    );
+    files.push(OutputFile { path: "python/ctkgen_typed_values.json".into(), contents: typed_json });
+    // The shared runtime is emitted as written, under the generated files' first line.
     for (file, source) in ctkgen_templates::CYTHON_RUNTIME {
         files.push(OutputFile { path: format!("{pkg}/{file}"), contents: format!("{header_line}\n{source}") });
     }

@@ -148,6 +148,10 @@ pub struct Model {
     pub python_modules: Vec<String>,
     pub unclassified: Vec<String>,
     pub report: Vec<String>,
+    /// Every value typed by an enum argument, as decided (`function.param`): written out as
+    /// `ctkgen_typed_values.json`, which tests compare with the official module.
+    #[serde(skip)]
+    pub typed_values: BTreeMap<String, crate::typed_values::TypedView>,
 }
 
 /// A record helper of the library's description, checked against the record it makes.
@@ -318,6 +322,7 @@ pub fn build_in_package(
         python_modules: Vec::new(),
         unclassified: Vec::new(),
         report: Vec::new(),
+        typed_values: BTreeMap::new(),
     };
     model.records = classes::records(api, options);
     let (handles, scalars) = classes::wrappers(api);
@@ -330,7 +335,9 @@ pub fn build_in_package(
     model.dependency_bases.sort();
     model.dependency_bases.dedup();
     model.record_helpers = record_helpers(&model, conventions)?;
-    let (functions, report, unclassified) = functions::functions(api, options, model.result_class.as_deref(), parsed);
+    let foreign: Vec<&Api> = dependencies.iter().map(|d| d.api).collect();
+    let (functions, report, unclassified, typed_values) =
+        functions::functions(api, &foreign, options, model.result_class.as_deref(), parsed);
     if options.strict_params && !unclassified.is_empty() {
         let names = unclassified.iter().map(|u| format!("{}.{} ({})", u.function, u.param, u.c_type)).collect();
         return Err(CythonEmitError::UnclassifiedParams(names));
@@ -347,6 +354,7 @@ pub fn build_in_package(
     }
     model.unclassified = unclassified.iter().map(|u| format!("{}.{}: {}", u.function, u.param, u.c_type)).collect();
     model.report = report;
+    model.typed_values = typed_values;
     model.functions = functions;
     model.constants = constants::constants(api);
     render_docs(&mut model, parsed);
@@ -470,6 +478,13 @@ pub fn class_homes(
         let theirs = dependencies.iter().find_map(|d| d.class_homes.get(&reused.source));
         if let Some(home) = theirs {
             map.insert(reused.name.clone(), home.clone());
+        }
+    }
+    // A dependency's class the library does not re-export (a value typed by the dependency's
+    // type) is imported from where the dependency defines it.
+    for dependency in dependencies {
+        for (name, home) in &dependency.class_homes {
+            map.entry(name.clone()).or_insert_with(|| home.clone());
         }
     }
     map

@@ -469,8 +469,55 @@ fn is_char(api: &Api, ty: &Type) -> bool {
     matches!(api.resolve(ty), Type::Primitive { name: Primitive::Char | Primitive::SignedChar })
 }
 
+/// The primitive C type an integer or floating type of `api` stores, spelled without any module:
+/// how a module that does not cimport `api`'s declarations reads and writes it.
+fn plain_c_type(api: &Api, ty: &Type) -> Option<String> {
+    match api.resolve(ty) {
+        Type::Primitive { name } => Some(name.c_name().to_string()),
+        Type::Typedef { name } => crate::types::builtin_typedef(name).map(|p| p.c_name().to_string()),
+        _ => None,
+    }
+}
+
+/// The conversion of a type the library's own header does not declare but a library it depends
+/// on does (a runtime attribute documented as a driver typedef): the dependency's class carries
+/// it, and the value is read and written as the primitive C type it stores. Records and enums
+/// of the dependency are not carried this way (their C declarations are not cimported).
+fn foreign_conversion(foreign: &[&Api], c: &str, layout: Layout) -> Option<(Conv, u64)> {
+    let pointer = Primitive::UnsignedLong.layout().0;
+    foreign.iter().find_map(|dep| {
+        let ty = parse_c_type(dep, c)?;
+        if matches!(ty, Type::Pointer { .. }) {
+            return None;
+        }
+        let size = size_of(dep, &ty)?;
+        let conv = match value_kind(dep, &ty) {
+            ValueKind::Int => Conv::Int { cy_type: plain_c_type(dep, &ty)?, range: int_range(dep, &ty)? },
+            ValueKind::Float => Conv::Float { cy_type: plain_c_type(dep, &ty)? },
+            ValueKind::Scalar { class } => {
+                Conv::Scalar { cy_type: plain_c_type(dep, &ty)?, range: int_range(dep, &ty)?, class }
+            }
+            ValueKind::Handle { class } => Conv::Handle { class },
+            _ => return None,
+        };
+        (layout != Layout::Handle && layout != Layout::Slots || size <= pointer).then_some((conv, size))
+    })
+}
+
 /// The conversion of one enumerator's type, in `layout`; `None` when the binding cannot carry it.
-pub fn conversion(api: &Api, cy_module: &str, spec: &TypeSpec, layout: Layout) -> Option<(Conv, u64)> {
+/// A type the library does not declare is looked up in `foreign` (the libraries it depends on).
+pub fn conversion(
+    api: &Api,
+    foreign: &[&Api],
+    cy_module: &str,
+    spec: &TypeSpec,
+    layout: Layout,
+) -> Option<(Conv, u64)> {
+    if let TypeSpec::C(c) = spec {
+        if parse_c_type(api, c).is_none() {
+            return foreign_conversion(foreign, c, layout);
+        }
+    }
     let pointer = Primitive::UnsignedLong.layout().0;
     let scalar = |ty: &Type| -> Option<(Conv, u64)> {
         let size = size_of(api, ty)?;
@@ -579,6 +626,7 @@ fn size_option(enumeration: &ctkgen_ir::Enum, name: &str) -> Option<SizeOption> 
 /// can carry, the rest refused.
 pub fn typed_view(
     api: &Api,
+    foreign: &[&Api],
     cy_module: &str,
     names: crate::names::ParamNames,
     data: &TypedValues,
@@ -594,7 +642,7 @@ pub fn typed_view(
     let mut cases = Vec::new();
     let mut refused = Vec::new();
     for (name, value, found) in enumerator_types(api, data, enumeration) {
-        let conv = found.and_then(|(t, _)| conversion(api, cy_module, &t, spec.layout));
+        let conv = found.and_then(|(t, _)| conversion(api, foreign, cy_module, &t, spec.layout));
         match conv {
             // A list fills the size the caller gives; without one it has no length.
             Some((Conv::IntList { .. }, _)) if size_param.is_none() || size_hidden => refused.push(name),
@@ -679,7 +727,8 @@ pub struct Audit {
     pub typed: BTreeMap<String, usize>,
 }
 
-pub fn audit(api: &Api, data: &TypedValues) -> Audit {
+/// `foreign`: the libraries `api`'s library depends on, whose types its text may name.
+pub fn audit(api: &Api, foreign: &[&Api], data: &TypedValues) -> Audit {
     let mut audit = Audit::default();
     for candidate in candidates(api) {
         let (function, param) = candidate.split_once('.').expect("function.param");
@@ -702,7 +751,7 @@ pub fn audit(api: &Api, data: &TypedValues) -> Audit {
             match found {
                 None => audit.untyped.push(format!("{}: {name}", spec.function)),
                 Some((TypeSpec::Refused, _)) => {}
-                Some((t, _)) => match conversion(api, "", &t, spec.layout) {
+                Some((t, _)) => match conversion(api, foreign, "", &t, spec.layout) {
                     Some(_) => carried += 1,
                     None => audit.uncarried.push(format!("{}: {name} ({t:?})", spec.function)),
                 },

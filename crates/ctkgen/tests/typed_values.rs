@@ -15,7 +15,7 @@ fn every_enum_typed_value_of_every_ctk_has_a_type() {
     let mut problems = Vec::new();
     for version in common::all_ctks() {
         let (_, api) = common::ctk(&version);
-        let found = audit(&api, data);
+        let found = audit(&api, &[], data);
         for (what, list) in [
             ("a `void *` next to an enum, neither typed nor listed as not typed", &found.unlisted),
             ("a typed value whose parameter or selector is not there", &found.missing),

@@ -8,7 +8,9 @@ use super::param_kind::{param_view, typed_param_view, ParamScope, ParamView};
 use super::RESULT_REUSE_MAX;
 use crate::names::{py_ident, ParamNames};
 use crate::params::{classify, is_const_string, ParamClass, Unclassified};
-use crate::typed_values::typed_view;
+use std::collections::BTreeMap;
+
+use crate::typed_values::{typed_view, TypedView};
 use crate::types::cy_decl;
 use crate::CythonOptions;
 
@@ -46,20 +48,23 @@ pub struct FunctionView {
 }
 
 /// The wrapped functions (those returning the status type, or a string), the classification
-/// report and the parameters the classification could not decide; `parsed` holds the parses of
-/// their doc comments.
+/// report, the parameters the classification could not decide and the typed values decided (by
+/// `function.param`); `parsed` holds the parses of
+/// their doc comments, `foreign` the libraries the library depends on (types its text names).
 pub(super) fn functions(
     api: &Api,
+    foreign: &[&Api],
     options: &CythonOptions,
     result_class: Option<&str>,
     parsed: &ParsedDocs,
-) -> (Vec<FunctionView>, Vec<String>, Vec<Unclassified>) {
+) -> (Vec<FunctionView>, Vec<String>, Vec<Unclassified>, BTreeMap<String, TypedView>) {
     let result_type = &options.conventions.result_type;
     let cy_module = options.conventions.python.cython_module.as_str();
     let names = ParamNames(&options.conventions.python.parameter_names);
     let mut views = Vec::new();
     let mut report = Vec::new();
     let mut unclassified = Vec::new();
+    let mut decided = BTreeMap::new();
     for function in &api.functions {
         let returns_result = matches!(&function.ret, Type::Typedef { name } if name == result_type);
         let returns_string = !returns_result && is_const_string(api, &function.ret);
@@ -106,8 +111,9 @@ pub(super) fn functions(
             .zip(classes)
             .map(|(param, class)| {
                 let (name, ty) = (&function.name, &param.ty);
-                if let Some(view) =
-                    typed.spec(name, &param.name).and_then(|s| typed_view(api, cy_module, names, typed, function, s))
+                if let Some(view) = typed
+                    .spec(name, &param.name)
+                    .and_then(|s| typed_view(api, foreign, cy_module, names, typed, function, s))
                 {
                     let cases: Vec<String> = view
                         .cases
@@ -128,10 +134,11 @@ pub(super) fn functions(
                         cases.join(", "),
                         if view.refused.is_empty() { "none".to_string() } else { view.refused.join(", ") }
                     ));
+                    decided.insert(format!("{name}.{}", param.name), view.clone());
                     return typed_param_view(at, &param.name, ty, Some(view));
                 }
                 let hidden_size = typed.sized_by(name, &param.name).is_some_and(|s| {
-                    typed_view(api, cy_module, names, typed, function, s).is_some_and(|v| v.size_hidden)
+                    typed_view(api, foreign, cy_module, names, typed, function, s).is_some_and(|v| v.size_hidden)
                 });
                 if hidden_size {
                     return typed_param_view(at, &param.name, ty, None);
@@ -182,7 +189,7 @@ pub(super) fn functions(
             stub_returns: format!("tuple[{}]", stub_returns.join(", ")),
         });
     }
-    (views, report, unclassified)
+    (views, report, unclassified, decided)
 }
 
 /// The in/out counts of output arrays default to 0, so `f(handle)` asks only how many there are,
