@@ -37,3 +37,27 @@ def case_error_names_and_strings(r):
 def case_channel_desc(r):
     err, desc = r.cudaCreateChannelDesc(8, 16, 0, 0, r.cudaChannelFormatKind.cudaChannelFormatKindFloat)
     return [int(err), type(desc).__name__, desc.x, desc.y, desc.z, desc.w, int(desc.f)]
+
+
+def case_pool_attribute_values(r):
+    """Pool attributes typed by the header as the driver's `cuuint64_t`: each module converts the
+    value before libcudart answers (here, that there is no driver)."""
+    import importlib
+    d = importlib.import_module(r.__name__.rsplit(".", 1)[0] + ".driver")
+    a = r.cudaMemPoolAttr
+    pool = r.cudaMemPool_t(0x10)
+    calls = {
+        "release threshold, int": lambda: r.cudaMemPoolSetAttribute(pool, a.cudaMemPoolAttrReleaseThreshold, 2**40),
+        "release threshold, cuuint64_t": lambda: r.cudaMemPoolSetAttribute(
+            pool, a.cudaMemPoolAttrReleaseThreshold, d.cuuint64_t(2**40)),
+        "used high, reset": lambda: r.cudaMemPoolSetAttribute(pool, a.cudaMemPoolAttrUsedMemHigh, 0),
+        "follow events, int": lambda: r.cudaMemPoolSetAttribute(pool, a.cudaMemPoolReuseFollowEventDependencies, 1),
+        "release threshold, get": lambda: r.cudaMemPoolGetAttribute(pool, a.cudaMemPoolAttrReleaseThreshold),
+    }
+    out = {}
+    for label, call in calls.items():
+        try:
+            out[label] = parts(call())
+        except Exception as error:  # noqa: BLE001 (a refusal is compared too)
+            out[label] = type(error).__name__
+    return out

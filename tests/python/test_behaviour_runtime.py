@@ -128,3 +128,16 @@ def test_libcudart_answered_without_a_driver(cudart_outcomes):
     codes = [call[0][1] for call in cudart_outcomes["calls_without_a_driver"]["ours"]["value"]]
     # cudaErrorInsufficientDriver from each call, and as the last error (it stays: no driver).
     assert codes == [35] * 10, codes
+
+
+def test_pool_attributes_typed_by_driver_types_are_taken(cudart_outcomes):
+    """Issue 32's `cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, value)`: taken
+    and converted (libcudart then answers that there is no driver), not refused before the call."""
+    ours = cudart_outcomes["pool_attribute_values"]["ours"]["value"]
+    official = cudart_outcomes["pool_attribute_values"]["official"]["value"]
+    assert all(isinstance(result, list) and result[0][1] == 35 for result in ours.values()), ours
+    # Where the official module takes the value, the result is the same; it refuses a plain int
+    # where it wants a `cuuint64_t` object (AttributeError), which ours takes as every integer path does.
+    assert {k: v for k, v in official.items() if isinstance(v, list)} == {k: ours[k] for k, v in official.items()
+                                                                         if isinstance(v, list)}
+    assert official["release threshold, cuuint64_t"] == ours["release threshold, cuuint64_t"]
