@@ -7,9 +7,12 @@ import glob
 import json
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
+import sysconfig
+import time
 import tomllib
 import zipfile
 
@@ -19,7 +22,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CACHE = os.environ.get("CTKGEN_CACHE", os.path.join(REPO, ".ctkgen-cache"))
 CTKS = os.environ.get("CTKGEN_TEST_CTKS", "12.9,13.1").split(",")
 JOBS = os.environ.get("CTKGEN_BUILD_JOBS", str(os.cpu_count() or 1))
-UBSAN = "-O1 -Wall -Wextra -fsanitize=alignment,undefined -fno-sanitize-recover=all"
+# The sanitizers instrument every access at -O0 as at -O1, and -O0 compiles in a third of the time.
+UBSAN = "-O0 -Wall -Wextra -fsanitize=alignment,undefined -fno-sanitize-recover=all"
 
 
 def run(cmd, **kw):
@@ -99,9 +103,13 @@ def tree_digest(root):
 
 
 def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None, strict_integers=False):
-    """Generates and builds; returns the directory to put on sys.path."""
+    """Generates and builds; returns the directory to put on sys.path. Each extension module is
+    compiled once per content (its .pyx, the .pxi it includes, every .pxd and header, the flags):
+    a variant that changes one module (strict integers change `_base` alone) or a subset build
+    (ASan by module) compiles only what no earlier build compiled."""
     # One staging folder per process: sessions sharing the cache never emit into each other's.
     variant = f"{'legacy' if legacy else 'aligned'}{'-strict' if strict_integers else ''}"
+    label = f"{ctk} {variant} {cflags}{' ' + ','.join(modules) if modules else ''}{' CUDA_HOME' if cuda_home else ''}"
     staging = os.path.join(CACHE, "cython-tests", f"src-{ctk}-{variant}-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     try:
@@ -114,31 +122,118 @@ def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None, strict_
         os.makedirs(os.path.join(CACHE, "locks"), exist_ok=True)
         with open(os.path.join(CACHE, "locks", f"cython-build-{key}.lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            return _build_locked(src, target, cflags, modules, cuda_home)
+            started = time.monotonic()
+            compiled, reused = _build_locked(src, target, cflags, modules, cuda_home)
+            phase(f"build {label}: {compiled} modules compiled, {reused} reused", time.monotonic() - started)
+            return target
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def phase(what, seconds):
+    """Reports a phase of the suite on the terminal (past pytest's capture) and, under `cargo
+    xtask test`, in the file of phases it tabulates at the end ($CTKGEN_PHASES: a line per phase,
+    its seconds and its name, tab-separated)."""
+    sys.__stderr__.write(f"\n[{seconds:6.1f} s] {what}\n")
+    sys.__stderr__.flush()
+    path = os.environ.get("CTKGEN_PHASES")
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{seconds:.1f}\tpython: {what}\n")
+
+
+def pytest_runtest_logreport(report):
+    """A test's own time (its fixtures' builds are phases of their own) among the phases."""
+    if report.when == "call" and report.duration >= 2 and os.environ.get("CTKGEN_PHASES"):
+        with open(os.environ["CTKGEN_PHASES"], "a") as f:
+            f.write(f"{report.duration:.1f}\tpython: {report.nodeid}\n")
+
+
+def package_folder(root):
+    """The folder of a generated package's modules (where `_base.pyx` is)."""
+    found = glob.glob(os.path.join(root, "**", "_base.pyx"), recursive=True)
+    assert len(found) == 1, found
+    return os.path.dirname(found[0])
+
+
+def module_keys(root, cflags, cuda_home):
+    """{module: content key} for every extension module of the generated package at `root`."""
+    folder = package_folder(root)
+    shared = hashlib.sha256(f"{cflags}|{cuda_home}|{sys.version}|{_cython_version()}".encode())
+    shared_files = sorted(glob.glob(os.path.join(folder, "*.pxd")) + glob.glob(os.path.join(folder, "*.h"))
+                          + glob.glob(os.path.join(root, "include", "**", "*"), recursive=True)
+                          + [os.path.join(root, "setup.py")])
+    for path in shared_files:
+        if os.path.isfile(path):
+            shared.update(os.path.relpath(path, root).encode())
+            with open(path, "rb") as f:
+                shared.update(f.read())
+    keys = {}
+    for pyx in sorted(glob.glob(os.path.join(folder, "*.pyx"))):
+        digest = shared.copy()
+        with open(pyx, "rb") as f:
+            text = f.read()
+        digest.update(text)
+        for included in re.findall(rb'^include "([^"]+)"', text, re.M):
+            with open(os.path.join(folder, included.decode()), "rb") as f:
+                digest.update(f.read())
+        keys[os.path.basename(pyx)[:-len(".pyx")]] = digest.hexdigest()[:20]
+    return keys
+
+
+def _cython_version():
+    import Cython
+    return Cython.__version__
+
+
 def _build_locked(src, target, cflags, modules, cuda_home):
+    """Builds into `target` what the module cache lacks; returns (compiled, reused) counts."""
     if os.path.exists(os.path.join(target, ".built")):
-        return target
+        return 0, 0
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(src, target)
-    env = dict(os.environ, CFLAGS=cflags, LDFLAGS=cflags if "sanitize" in cflags else "", CTKGEN_BUILD_JOBS=JOBS)
-    if modules:
-        env["CTKGEN_BUILD_MODULES"] = ",".join(modules)
-    if cuda_home:
-        env["CUDA_HOME"] = cuda_home
-    else:
-        env.pop("CUDA_HOME", None)
-    result = subprocess.run(["nice", sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
-                            cwd=target, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise BuildFailed(result.stdout + result.stderr)
+    folder = package_folder(target)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    keys = {m: k for m, k in module_keys(target, cflags, cuda_home).items() if not modules or m in modules}
+    store = os.path.join(CACHE, "cython-modules")
+    missing, logs = [], []
+    for module, key in keys.items():
+        cached = os.path.join(store, key)
+        if os.path.exists(os.path.join(cached, module + suffix)):
+            shutil.copy2(os.path.join(cached, module + suffix), os.path.join(folder, module + suffix))
+            with open(os.path.join(cached, "build.log")) as log:
+                logs.append(log.read())
+        else:
+            missing.append(module)
+    if missing:
+        env = dict(os.environ, CFLAGS=cflags, LDFLAGS=cflags if "sanitize" in cflags else "", CTKGEN_BUILD_JOBS=JOBS,
+                   CTKGEN_BUILD_MODULES=",".join(missing))
+        if cuda_home:
+            env["CUDA_HOME"] = cuda_home
+        else:
+            env.pop("CUDA_HOME", None)
+        result = subprocess.run(["nice", sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+                                cwd=target, env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise BuildFailed(result.stdout + result.stderr)
+        logs.append(result.stdout + result.stderr)
+        for module in missing:
+            # Stored whole or not at all: a half-copied module is never taken for a built one.
+            cached = os.path.join(store, keys[module])
+            partial = f"{cached}.{os.getpid()}"
+            shutil.rmtree(partial, ignore_errors=True)
+            os.makedirs(partial)
+            shutil.copy2(os.path.join(folder, module + suffix), partial)
+            with open(os.path.join(partial, "build.log"), "w") as log:
+                log.write(result.stdout + result.stderr)
+            try:
+                os.rename(partial, cached)
+            except OSError:
+                shutil.rmtree(partial, ignore_errors=True)  # another session stored it first
     with open(os.path.join(target, "build.log"), "w") as log:
-        log.write(result.stdout + result.stderr)
+        log.write("".join(dict.fromkeys(logs)))
     open(os.path.join(target, ".built"), "w").close()
-    return target
+    return len(missing), len(keys) - len(missing)
 
 
 class BuildFailed(RuntimeError):

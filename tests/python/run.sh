@@ -21,4 +21,5 @@ wanted="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
     fi
 ) 9>"$cache/locks/python-venv.lock"
 cd "$here"
-exec "$venv/bin/python" -m pytest -q "$@"
+# Every test by name as it finishes, and the slowest ten at the end.
+exec "$venv/bin/python" -m pytest -v --durations=10 "$@"

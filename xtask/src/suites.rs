@@ -194,7 +194,47 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
+/// The phases of a test run and their durations: the suites, and what they report in the file
+/// named by `CTKGEN_PHASES` (a line per phase: seconds, a tab, its name).
+struct Phases {
+    file: std::path::PathBuf,
+    timed: Vec<(f64, String)>,
+}
+
+impl Phases {
+    fn new(ws: &Workspace) -> Result<Phases> {
+        let file = ws.root.join("target").join("ctkgen").join("test-phases.tsv");
+        std::fs::create_dir_all(file.parent().expect("a folder"))?;
+        std::fs::write(&file, "").with_context(|| format!("cannot write {}", file.display()))?;
+        Ok(Phases { file, timed: Vec::new() })
+    }
+
+    fn add(&mut self, name: String, started: std::time::Instant) -> f64 {
+        let seconds = started.elapsed().as_secs_f64();
+        self.timed.push((seconds, name));
+        seconds
+    }
+
+    /// The slowest phases, the suites' own and those the suites reported, slowest first.
+    fn print_slowest(&self, count: usize) {
+        let reported = std::fs::read_to_string(&self.file).unwrap_or_default();
+        let mut all: Vec<(f64, String)> = reported
+            .lines()
+            .filter_map(|line| line.split_once('\t'))
+            .filter_map(|(seconds, name)| Some((seconds.parse().ok()?, name.to_string())))
+            .chain(self.timed.iter().cloned())
+            .collect();
+        all.sort_by(|a, b| b.0.total_cmp(&a.0));
+        println!("slowest phases (a suite's time includes the phases it reported):");
+        for (seconds, name) in all.iter().take(count) {
+            println!("  {seconds:7.1} s  {name}");
+        }
+    }
+}
+
 pub fn test(ws: &Workspace) -> Result<ExitCode> {
+    let mut phases = Phases::new(ws)?;
+    let started = std::time::Instant::now();
     // The Rust emitter's tests build a generated crate from each of these models.
     let ir_dir = ws.root.join("target").join("ctkgen").join("ir-for-tests");
     let mut models = Vec::new();
@@ -204,6 +244,7 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
         models.push(OutputFile { path: format!("{}.json", ctkgen::source_label(&headers)), contents: api.to_json() });
     }
     ctkgen::write_tree(&ir_dir, &models, Ownership::Whole)?;
+    phases.add("models for the Rust emitter's tests".into(), started);
     // The Python suite generates its packages with this very binary.
     let xtask = std::env::current_exe()?;
     let mut passed = 0;
@@ -211,13 +252,18 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
     for suite in &SUITES {
         println!("==> {} suite: {} {}", suite.name, suite.program, suite.args.join(" "));
         let program = if suite.program == "cargo" { cargo() } else { suite.program.to_string() };
+        let suite_started = std::time::Instant::now();
         let status = std::process::Command::new(&program)
             .args(suite.args)
             .current_dir(&ws.root)
             .env("CTKGEN_IR_DIR", &ir_dir)
             .env("CTKGEN_XTASK", &xtask)
+            .env("CTKGEN_PHASES", &phases.file)
             .status()
             .with_context(|| format!("cannot run {program}"))?;
+        let seconds = phases.add(format!("suite: {}", suite.name), suite_started);
+        let verdict = if status.success() { "passed" } else { "FAILED" };
+        println!("==> {} suite: {verdict} in {seconds:.1} s", suite.name);
         if status.success() {
             passed += 1;
         } else {
@@ -237,8 +283,14 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
         for reason in &missing {
             println!("SKIPPED GPU suite: {reason}");
         }
+        println!(
+            "  to run it: `cargo xtask gpu-test` on a host with a Hopper GPU, nvcc and Python (Cython, numpy), \
+             or `cargo xtask gpu-test --prepare-only` here and `bash tests/gpu/on-device.sh` there (tests/gpu/README.md)"
+        );
         skipped += 1;
     }
+    phases.add("the whole run".into(), started);
+    phases.print_slowest(12);
     println!("suites: {passed} passed, {} failed, {skipped} skipped", failed.len());
     if !failed.is_empty() {
         println!("failed suites: {}", failed.join(", "));
