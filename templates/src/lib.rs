@@ -28,6 +28,10 @@ pub const CYTHON: &[(&str, &str)] = &[
     ("report.txt.j2", include_str!("../cython/report.txt.j2")),
 ];
 
+/// The Python package's build requirements, one pinned `name==version` a line (`#` comments):
+/// its `pyproject.toml` requires them, and the Python test suite installs the same file.
+pub const CYTHON_BUILD_REQUIREMENTS: &str = include_str!("../cython/build-requirements.txt");
+
 /// The Python package's shared runtime, real Cython source: every library's modules cimport
 /// it. By file name in the package.
 pub const CYTHON_RUNTIME: &[(&str, &str)] = &[

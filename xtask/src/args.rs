@@ -135,7 +135,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "NAME", default_value = "ctkgen_cuda")]
     pub python_package: String,
     /// Compare with the existing output instead of writing; exit 1 when a generated file differs,
-    /// is missing or is no longer generated (other files in the folder are listed, not judged).
+    /// is missing or is no longer generated (other files in the folder are listed, not judged;
+    /// those of a build, under python/build/, are not listed).
     #[arg(long)]
     pub check: bool,
     /// Threads for --all (default: one per core).

@@ -153,6 +153,52 @@ fn check_catches_one_edited_byte_and_rewrites_only_what_changed() {
     );
 }
 
+/// `pip install <out>/python` builds in the output folder. The generated setup sends everything
+/// the build makes under `python/build/` (these paths are those setuptools 80 and Cython 3.1 made
+/// there), which `--check` does not list and a write keeps; a file outside it still is listed.
+/// Generating under another package name then removes the old package's generated files, and
+/// with them its folder (the build wrote nothing there).
+#[test]
+fn a_pip_build_in_the_output_leaves_it_fresh_and_listing_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let header = root().join("tests/headers/packed.h");
+    let args = ["generate", "--header", header.to_str().unwrap(), "--lang", "cython", "--out", out.to_str().unwrap()];
+    ok(&root(), &args);
+    let built = [
+        "build/ctkgen_cuda.egg-info/PKG-INFO",
+        "build/ctkgen_cuda.egg-info/SOURCES.txt",
+        "build/cython/ctkgen_cuda/_base.c",
+        "build/lib.linux-x86_64-cpython-311/ctkgen_cuda/__init__.py",
+        "build/lib.linux-x86_64-cpython-311/ctkgen_cuda/_base.cpython-311-x86_64-linux-gnu.so",
+        "build/temp.linux-x86_64-cpython-311/build/cython/ctkgen_cuda/_base.o",
+    ];
+    for path in built {
+        let path = out.join("python").join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "built").unwrap();
+    }
+    std::fs::create_dir_all(out.join("python/build/bdist.linux-x86_64")).unwrap();
+    let check = ok(&root(), &[&args[..], &["--check"]].concat());
+    assert!(check.contains("is fresh") && !check.contains("other files"), "{check}");
+
+    // An in-place extension (`setup.py build_ext --inplace`) sits in the package: listed.
+    std::fs::write(out.join("python/ctkgen_cuda/_base.cpython-311-x86_64-linux-gnu.so"), "built").unwrap();
+    let check = ok(&root(), &[&args[..], &["--check"]].concat());
+    assert!(check.contains("1 other files") && check.contains("  python/ctkgen_cuda/_base.cpython-311"), "{check}");
+    std::fs::remove_file(out.join("python/ctkgen_cuda/_base.cpython-311-x86_64-linux-gnu.so")).unwrap();
+
+    let renamed = [&args[..], &["--python-package", "cuda.bindings"]].concat();
+    let written = ok(&root(), &renamed);
+    assert!(!written.contains("other files kept"), "{written}");
+    assert!(!out.join("python/ctkgen_cuda").exists(), "the old package's folder is gone");
+    for path in built {
+        assert!(out.join("python").join(path).is_file(), "the build's {path} is kept");
+    }
+    let check = ok(&root(), &[&renamed[..], &["--check"]].concat());
+    assert!(check.contains("is fresh") && !check.contains("other files"), "{check}");
+}
+
 #[test]
 fn a_killed_run_leaves_the_previous_output_whole() {
     let tmp = tempfile::tempdir().unwrap();

@@ -113,6 +113,16 @@ pub enum CythonEmitError {
 /// Every template, by file name.
 pub const TEMPLATES: &[(&str, &str)] = ctkgen_templates::CYTHON;
 
+/// The package's build requirements (`templates/cython/build-requirements.txt`), each pinned to
+/// one version: the Python suite builds with the same file, so users build what it tests.
+pub fn build_requirements() -> Vec<&'static str> {
+    ctkgen_templates::CYTHON_BUILD_REQUIREMENTS
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or_default().trim())
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
 /// The one minijinja environment: strict, no escaping, whitespace control on.
 pub fn environment() -> Environment<'static> {
     let mut env = Environment::new();
@@ -321,6 +331,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
     let package_ctx = minijinja::context! {
         libraries => minijinja::Value::from_serialize(&summaries),
         extension_modules => extension_modules,
+        build_requirements => build_requirements(),
         ..first.clone()
     };
     let pkg = package_dir(&first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());

@@ -6,7 +6,7 @@ set -euo pipefail
 ir=$1
 if [ $# -eq 3 ]; then source=$2 out=$3; else source=crates/ctkgen-rust/gpu/smoke.rs out=$2; fi
 work=$(mktemp -d)
-cargo run -q -p ctkgen-rust --example emit_ir -- "$ir" "$work/sys"
+cargo run -q -p ctkgen-rust --example emit_crate -- "$ir" "$work/sys"
 mkdir -p "$work/smoke/src"
 cp "$source" "$work/smoke/src/main.rs"
 cat > "$work/smoke/Cargo.toml" <<TOML

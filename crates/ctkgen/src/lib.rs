@@ -23,7 +23,8 @@ pub use ctkgen_headers::{Catalogue, HeaderSet, Release};
 pub use ctkgen_ir::abi::summary as abi_summary;
 pub use ctkgen_ir::{Api, LanguageMode, OutputFile};
 pub use writer::{
-    check_output_folder, check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, MANIFEST,
+    check_output_folder, check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, BUILD_FOLDERS,
+    MANIFEST,
 };
 
 #[derive(Debug, thiserror::Error)]

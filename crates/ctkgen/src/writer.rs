@@ -9,7 +9,8 @@
 //! A folder is written in one of two [`Ownership`]s. A folder the tool owns whole (the ABI
 //! summaries, test models) holds exactly the files given. A generated output folder is shared
 //! with the user, who builds in it: it keeps a manifest of the files generation wrote, only
-//! those may later be removed, and every other file is carried over untouched.
+//! those may later be removed, and every other file is carried over untouched. A build's own
+//! folder there ([`BUILD_FOLDERS`]) is carried over too, and a check does not list its files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -24,6 +25,13 @@ use crate::PipelineError;
 
 /// The file in a generated output folder that lists what generation wrote there.
 pub const MANIFEST: &str = ".ctkgen-manifest";
+
+/// Where builds write inside generated output: beside a generated file named `.0`, the folder
+/// `.1` (and everything under it) is that build's. Beside the Python package's `setup.py`,
+/// `build/`: setuptools' build folder, where the generated setup also sends Cython's C files and
+/// the egg-info. Such files are kept like every file generation did not write, but they are no
+/// user's own and say nothing of the output, so [`check_tree`] does not list them.
+pub const BUILD_FOLDERS: &[(&str, &str)] = &[("setup.py", "build")];
 
 /// Which files of a folder a write may replace or remove.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +50,8 @@ pub struct WriteSummary {
     pub written: Vec<String>,
     pub unchanged: usize,
     pub removed: Vec<String>,
-    /// Files that generation did not write, kept in place ([`Ownership::Manifest`] only).
+    /// Files that generation did not write, kept in place ([`Ownership::Manifest`] only), not
+    /// counting those under a [`BUILD_FOLDERS`] folder (kept too).
     pub kept: usize,
 }
 
@@ -61,8 +70,8 @@ pub struct Staleness {
     /// Files a write would remove: with [`Ownership::Whole`] every file not generated, with
     /// [`Ownership::Manifest`] those an earlier generation wrote that it no longer writes.
     pub obsolete: Vec<String>,
-    /// Files generation never wrote, which a write keeps ([`Ownership::Manifest`] only). They
-    /// do not make the output stale.
+    /// Files generation never wrote, which a write keeps ([`Ownership::Manifest`] only), except
+    /// those under a [`BUILD_FOLDERS`] folder. They do not make the output stale.
     pub foreign: Vec<String>,
 }
 
@@ -113,8 +122,23 @@ fn previous_manifest(dir: &Path) -> Result<BTreeSet<String>, PipelineError> {
     }
 }
 
+/// The [`BUILD_FOLDERS`] of the output `files`, each as a path prefix (`python/build/`).
+fn build_folders(files: &[&OutputFile]) -> Vec<String> {
+    let mut folders = Vec::new();
+    for file in files {
+        let (parent, name) = match file.path.rsplit_once('/') {
+            Some((parent, name)) => (format!("{parent}/"), name),
+            None => (String::new(), file.path.as_str()),
+        };
+        for (_, folder) in BUILD_FOLDERS.iter().filter(|(marker, _)| *marker == name) {
+            folders.push(format!("{parent}{folder}/"));
+        }
+    }
+    folders
+}
+
 /// Splits the existing files that `files` does not contain into those a write removes and
-/// those it keeps.
+/// those it keeps; a build's files (in [`BUILD_FOLDERS`]) are kept and in neither list.
 fn not_generated(
     dir: &Path,
     existing: impl Iterator<Item = String>,
@@ -126,10 +150,15 @@ fn not_generated(
         Ownership::Whole => None,
         Ownership::Manifest { .. } => Some(previous_manifest(dir)?),
     };
+    let builds = build_folders(files);
     let (mut obsolete, mut foreign) = (Vec::new(), Vec::new());
     for path in existing.filter(|p| !generated.contains(p.as_str())) {
         match &previous {
-            Some(listed) if !listed.contains(&path) && path != MANIFEST => foreign.push(path),
+            Some(listed) if !listed.contains(&path) && path != MANIFEST => {
+                if !builds.iter().any(|folder| path.starts_with(folder.as_str())) {
+                    foreign.push(path);
+                }
+            }
             _ => obsolete.push(path),
         }
     }
@@ -521,9 +550,10 @@ mod tests {
         let first = [file("pkg/a.pyx", "a"), file("pkg/old.pyx", "old"), file("setup.py", "s")];
         write_tree(&out, &first, MANIFESTED).unwrap();
         assert_eq!(fs::read_to_string(out.join(MANIFEST)).unwrap().lines().filter(|l| !l.starts_with('#')).count(), 3);
-        // What a build leaves behind: files, a folder tree, an empty folder and a link.
-        fs::create_dir_all(out.join("build/lib/pkg")).unwrap();
-        fs::write(out.join("build/lib/pkg/a.so"), "binary").unwrap();
+        // What a build leaves outside its build folder (which is not listed, see the next test):
+        // files, a folder tree, an empty folder and a link.
+        fs::create_dir_all(out.join("dist/lib/pkg")).unwrap();
+        fs::write(out.join("dist/lib/pkg/a.so"), "binary").unwrap();
         fs::write(out.join("pkg/a.c"), "generated by cython").unwrap();
         fs::create_dir(out.join("empty")).unwrap();
         std::os::unix::fs::symlink("setup.py", out.join("link")).unwrap();
@@ -532,7 +562,7 @@ mod tests {
         let check = check_tree(&out, &second, MANIFESTED).unwrap();
         assert_eq!(check.changed.len(), 1);
         assert_eq!(check.obsolete, vec!["pkg/old.pyx".to_string()]);
-        assert_eq!(check.foreign, vec!["build/lib/pkg/a.so".to_string(), "pkg/a.c".to_string()]);
+        assert_eq!(check.foreign, vec!["dist/lib/pkg/a.so".to_string(), "pkg/a.c".to_string()]);
         assert_eq!(check.stale_files(), 2);
 
         let summary = write_tree(&out, &second, MANIFESTED).unwrap();
@@ -540,7 +570,7 @@ mod tests {
         assert_eq!(summary.removed, vec!["pkg/old.pyx".to_string()]);
         assert_eq!(summary.kept, 2);
         assert!(!out.join("pkg/old.pyx").exists());
-        assert_eq!(fs::read_to_string(out.join("build/lib/pkg/a.so")).unwrap(), "binary");
+        assert_eq!(fs::read_to_string(out.join("dist/lib/pkg/a.so")).unwrap(), "binary");
         assert_eq!(fs::read_to_string(out.join("pkg/a.c")).unwrap(), "generated by cython");
         assert!(out.join("empty").is_dir());
         assert_eq!(fs::read_link(out.join("link")).unwrap(), Path::new("setup.py"));
@@ -549,6 +579,35 @@ mod tests {
         assert!(fresh.is_fresh(), "{fresh:?}");
         assert_eq!(fresh.foreign.len(), 2, "kept files are listed, not judged");
         assert!(!write_tree(&out, &second, MANIFESTED).unwrap().changed());
+    }
+
+    /// What `pip install` leaves beside the generated `setup.py`, all under `build/`: kept by a
+    /// write and listed by no check. A `build/` anywhere else is the user's, and listed.
+    #[test]
+    fn a_build_folder_beside_the_setup_is_kept_and_not_listed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let files = [file("python/setup.py", "s"), file("python/pkg/a.pyx", "a")];
+        write_tree(&out, &files, MANIFESTED).unwrap();
+        let built = [
+            "python/build/lib.linux-x86_64-cpython-311/pkg/a.cpython-311-x86_64-linux-gnu.so",
+            "python/build/temp.linux-x86_64-cpython-311/build/cython/pkg/a.o",
+            "python/build/cython/pkg/a.c",
+            "python/build/pkg.egg-info/SOURCES.txt",
+        ];
+        for path in built.iter().chain(&["python/pkg/build/mine.txt", "build/mine.txt"]) {
+            fs::create_dir_all(out.join(path).parent().unwrap()).unwrap();
+            fs::write(out.join(path), path).unwrap();
+        }
+        let check = check_tree(&out, &files, MANIFESTED).unwrap();
+        assert!(check.is_fresh(), "{check:?}");
+        assert_eq!(check.foreign, vec!["build/mine.txt".to_string(), "python/pkg/build/mine.txt".to_string()]);
+        let summary =
+            write_tree(&out, &[file("python/setup.py", "s2"), file("python/pkg/a.pyx", "a")], MANIFESTED).unwrap();
+        assert_eq!((summary.written.len(), summary.kept), (1, 2));
+        for path in built.iter().chain(&["python/pkg/build/mine.txt", "build/mine.txt"]) {
+            assert_eq!(fs::read_to_string(out.join(path)).unwrap(), *path, "{path} is kept");
+        }
     }
 
     /// Output written before folders had a manifest: nothing in it is known to be generated,

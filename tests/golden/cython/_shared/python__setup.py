@@ -2,10 +2,13 @@
 # Builds the extension modules in parallel: CTKGEN_BUILD_JOBS (default: all cores).
 # Headers: $CUDA_HOME/include when CUDA_HOME is set, else ./include next to this file;
 # ./include is searched after it either way, for the pinned stand-ins of system headers it holds.
+# Everything a build makes stays under ./build (setuptools' folders, Cython's C files, the
+# egg-info), which generating again keeps and `cargo xtask generate --check` does not list.
 import os
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build import build
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +25,9 @@ MODULES = [
 # CTKGEN_BUILD_MODULES=a,b builds only those modules (tests that need one record module).
 ONLY = [m for m in os.environ.get("CTKGEN_BUILD_MODULES", "").split(",") if m]
 JOBS = int(os.environ.get("CTKGEN_BUILD_JOBS", os.cpu_count() or 1))
+# Relative to this folder, where builds run (the sources are named relative to it too).
+BUILD = "build"
+os.makedirs(BUILD, exist_ok=True)
 
 
 def cuda_include():
@@ -34,6 +40,25 @@ class ParallelBuildExt(build_ext):
         super().finalize_options()
         if not self.parallel:
             self.parallel = JOBS
+
+
+class OwnFilesBuild(build):
+    """Leaves in the build's library folder, which a wheel ships whole, only what this build
+    made: a build folder reused after generating under another package name, or with fewer
+    modules, still holds the earlier build's files."""
+
+    def run(self):
+        super().run()
+        made = set()
+        for command in self.get_sub_commands():
+            made.update(os.path.abspath(path) for path in self.get_finalized_command(command).get_outputs())
+        for folder, _, files in os.walk(self.build_lib, topdown=False):
+            for name in files:
+                path = os.path.abspath(os.path.join(folder, name))
+                if path not in made:
+                    os.remove(path)
+            if folder != self.build_lib and not os.listdir(folder):
+                os.rmdir(folder)
 
 
 extensions = [
@@ -53,7 +78,8 @@ extensions = [
 setup(
     packages=[PACKAGE],
     package_data={PACKAGE: ["*.pxd", "*.pyi", "*.h", "*.pyx", "*.pxi"]},
-    ext_modules=cythonize(extensions, nthreads=JOBS, language_level=3),
-    cmdclass={"build_ext": ParallelBuildExt},
+    ext_modules=cythonize(extensions, nthreads=JOBS, language_level=3, build_dir=os.path.join(BUILD, "cython")),
+    cmdclass={"build": OwnFilesBuild, "build_ext": ParallelBuildExt},
+    options={"build": {"build_base": BUILD}, "egg_info": {"egg_base": BUILD}},
     zip_safe=False,
 )

@@ -1,5 +1,5 @@
 //! Emits the Python package of one library from a saved IR, for looking at the emitter's output
-//! without the pipeline: `cargo run -p ctkgen-cython --example emit_ir -- IR.json LIBRARY OUT`,
+//! without the pipeline: `cargo run -p ctkgen-cython --example emit_python -- IR.json LIBRARY OUT`,
 //! where LIBRARY names a description under `headers/libraries/`.
 
 use std::path::Path;
@@ -7,7 +7,7 @@ use std::path::Path;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let [_, ir, library, out] = args.as_slice() else {
-        return Err("usage: emit_ir IR.json LIBRARY OUT".into());
+        return Err("usage: emit_python IR.json LIBRARY OUT".into());
     };
     let api = ctkgen_ir::Api::from_json(&std::fs::read_to_string(ir)?)?;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries");
