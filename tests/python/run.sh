@@ -9,7 +9,8 @@ venv="$cache/venv"
 # The venv records the digest of the requirements it was filled from: a missing venv, a
 # half-made one or a changed pin list all lead to (re)installing. One shell at a time.
 mkdir -p "$cache/locks"
-wanted="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
+# The digest covers the file the list includes (the package's own build requirements) too.
+wanted="$(cat "$here/requirements.txt" "$repo/templates/cython/build-requirements.txt" | sha256sum | cut -d' ' -f1)"
 (
     flock 9
     if [ ! -x "$venv/bin/python" ]; then
