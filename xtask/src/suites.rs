@@ -150,12 +150,16 @@ struct Suite {
     name: &'static str,
     program: &'static str,
     args: &'static [&'static str],
+    /// Runs beside the other such suites, its output kept in a log printed when it ends: the
+    /// Rust and Python suites each leave a core idle much of the time (single-threaded tests,
+    /// linking, one compiler process), so side by side they take little more than the longer.
+    side_by_side: bool,
 }
 
 /// The suites `cargo xtask test` runs in order, each failing the run on its own; formatting
 /// and lints first, as they take seconds.
 const SUITES: [Suite; 5] = [
-    Suite { name: "format", program: "cargo", args: &["fmt", "--all", "--check"] },
+    Suite { name: "format", program: "cargo", args: &["fmt", "--all", "--check"], side_by_side: false },
     // Emitted verbatim and pulled in with include!, so `cargo fmt` never reaches them.
     Suite {
         name: "format (runtime sources)",
@@ -173,16 +177,18 @@ const SUITES: [Suite; 5] = [
             "crates/ctkgen-rust/runtime/status.rs",
             "crates/ctkgen-rust/runtime/text.rs",
         ],
+        side_by_side: false,
     },
     Suite {
         name: "clippy",
         program: "cargo",
         args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+        side_by_side: false,
     },
     // In the release profile: the dependencies are those `cargo xtask` itself was built with, and
     // the tests that generate every CTK run at the generator's real speed.
-    Suite { name: "rust", program: "cargo", args: &["test", "--workspace", "--release"] },
-    Suite { name: "python", program: "bash", args: &["tests/python/run.sh"] },
+    Suite { name: "rust", program: "cargo", args: &["test", "--workspace", "--release"], side_by_side: true },
+    Suite { name: "python", program: "bash", args: &["tests/python/run.sh"], side_by_side: true },
 ];
 
 /// CTKs whose generated Rust crates the test suite builds: both ends of 12.x, the first 13.x,
@@ -247,30 +253,73 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
     }
     ctkgen::write_tree(&ir_dir, &models, Ownership::Whole)?;
     phases.add("models for the Rust emitter's tests".into(), started);
-    // The Python suite generates its packages with this very binary.
-    let xtask = std::env::current_exe()?;
+    // The Python suite generates its packages with this very binary, copied: the Rust suite,
+    // running beside it, may link the same file anew.
+    let xtask = ws.root.join("target").join("ctkgen").join("xtask-for-tests");
+    std::fs::copy(std::env::current_exe()?, &xtask).context("cannot copy the xtask binary")?;
     let mut passed = 0;
     let mut failed = Vec::new();
-    for suite in &SUITES {
-        println!("==> {} suite: {} {}", suite.name, suite.program, suite.args.join(" "));
+    let phases_file = phases.file.clone();
+    let command = |suite: &Suite| {
         let program = if suite.program == "cargo" { cargo() } else { suite.program.to_string() };
-        let suite_started = std::time::Instant::now();
-        let status = std::process::Command::new(&program)
+        let mut command = std::process::Command::new(program);
+        command
             .args(suite.args)
             .current_dir(&ws.root)
             .env("CTKGEN_IR_DIR", &ir_dir)
             .env("CTKGEN_XTASK", &xtask)
-            .env("CTKGEN_PHASES", &phases.file)
-            .status()
-            .with_context(|| format!("cannot run {program}"))?;
-        let seconds = phases.add(format!("suite: {}", suite.name), suite_started);
-        let verdict = if status.success() { "passed" } else { "FAILED" };
-        println!("==> {} suite: {verdict} in {seconds:.1} s", suite.name);
-        if status.success() {
+            .env("CTKGEN_PHASES", &phases_file);
+        command
+    };
+    let mut record = |name: &str, success: bool, seconds: f64| {
+        let verdict = if success { "passed" } else { "FAILED" };
+        println!("==> {name} suite: {verdict} in {seconds:.1} s");
+        if success {
             passed += 1;
         } else {
-            failed.push(suite.name);
+            failed.push(name.to_string());
         }
+    };
+    for suite in SUITES.iter().filter(|s| !s.side_by_side) {
+        println!("==> {} suite: {} {}", suite.name, suite.program, suite.args.join(" "));
+        let suite_started = std::time::Instant::now();
+        let status = command(suite).status().with_context(|| format!("cannot run {}", suite.program))?;
+        record(suite.name, status.success(), phases.add(format!("suite: {}", suite.name), suite_started));
+    }
+    let mut running = Vec::new();
+    let side_started = std::time::Instant::now();
+    for suite in SUITES.iter().filter(|s| s.side_by_side) {
+        let log = ws.root.join("target").join("ctkgen").join(format!("test-{}.log", suite.name));
+        println!(
+            "==> {} suite: {} {} (side by side; output in {})",
+            suite.name,
+            suite.program,
+            suite.args.join(" "),
+            log.display()
+        );
+        let out = std::fs::File::create(&log).with_context(|| format!("cannot write {}", log.display()))?;
+        let child = command(suite)
+            .stdout(out.try_clone()?)
+            .stderr(out)
+            .spawn()
+            .with_context(|| format!("cannot run {}", suite.program))?;
+        running.push((suite, child, log, None));
+    }
+    // Each suite's own time, from the start to when it is seen finished.
+    while running.iter().any(|(_, _, _, ended)| ended.is_none()) {
+        for (_, child, _, ended) in running.iter_mut().filter(|r| r.3.is_none()) {
+            if let Some(status) = child.try_wait()? {
+                *ended = Some((status.success(), side_started.elapsed().as_secs_f64()));
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    for (suite, _, log, ended) in running {
+        let (success, seconds) = ended.expect("every suite has ended");
+        println!("==> {} suite output ({}):", suite.name, log.display());
+        print!("{}", std::fs::read_to_string(&log).unwrap_or_default());
+        phases.timed.push((seconds, format!("suite: {} (side by side)", suite.name)));
+        record(suite.name, success, seconds);
     }
     println!("==> gpu suite: cargo xtask gpu-test");
     let mut skipped = 0;
@@ -279,7 +328,7 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
         if gpu_test(ws, false)? == ExitCode::SUCCESS {
             passed += 1;
         } else {
-            failed.push("gpu");
+            failed.push("gpu".to_string());
         }
     } else {
         for reason in &missing {
