@@ -7,14 +7,16 @@ ModuleNotFoundError naming it, as README.md says.
 One more build of a whole package, at -O0: the import name is compiled into every extension
 module, so the suite's other builds cannot be reused."""
 import glob
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
 
 import pytest
 
-from conftest import REPO, fake_library, ir_json, run, xtask
+from conftest import CACHE, REPO, fake_library, ir_json, run, tree_digest, xtask
 from test_readme import readme_example
 
 PACKAGE = "cuda.bindings"
@@ -39,12 +41,24 @@ def venv(ctk13, tmp_path_factory):
     src = tmp / "gen" / "python"
     wheels = tmp / "wheels"
     # Unoptimised and without debug information: this test is of the installed package's names
-    # and behaviour, and -O0 compiles the whole package in a fraction of the time.
-    env = dict(os.environ, CFLAGS="-O0 -g0")
-    env.pop("CUDA_HOME", None)
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(src)],
-        env=env)
-    (wheel,) = glob.glob(str(wheels / "*.whl"))
+    # and behaviour, and -O0 compiles the whole package in a fraction of the time. The wheel is
+    # kept by the content it was built from, so an unchanged tree installs the one built before.
+    flags = "-O0 -g0"
+    key = hashlib.sha256(f"{tree_digest(str(src))}|{flags}|{sys.version}".encode()).hexdigest()[:16]
+    kept = os.path.join(CACHE, "as-cuda-bindings-wheels", key)
+    if not glob.glob(os.path.join(kept, "*.whl")):
+        env = dict(os.environ, CFLAGS=flags)
+        env.pop("CUDA_HOME", None)
+        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
+             str(src)], env=env)
+        os.makedirs(os.path.dirname(kept), exist_ok=True)
+        partial = f"{kept}.{os.getpid()}"
+        shutil.copytree(wheels, partial)
+        try:
+            os.rename(partial, kept)
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)  # another session kept it first
+    (wheel,) = glob.glob(os.path.join(kept, "*.whl"))
     assert os.path.basename(wheel).startswith("cuda_bindings-"), wheel
     home = tmp / "venv"
     run([sys.executable, "-m", "venv", str(home)])
