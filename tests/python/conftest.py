@@ -74,6 +74,16 @@ def ir_json(ctk, library=None):
     return path
 
 
+def catalogue_newest():
+    """{major.minor: newest CTK of that minor in headers/ctk.toml}."""
+    with open(os.path.join(REPO, "headers", "ctk.toml"), "rb") as f:
+        releases = tomllib.load(f)["release"]
+    newest = {}
+    for ctk in sorted((r["ctk"] for r in releases), key=lambda v: tuple(int(p) for p in v.split("."))):
+        newest[".".join(ctk.split(".")[:2])] = ctk
+    return newest
+
+
 def fake_library(folder, ir_path, soname):
     """A stand-in for any library of the package: the fake driver's recording entry point
     exported under every function name of the IR at `ir_path`, built as `folder/soname`."""

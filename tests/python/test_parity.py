@@ -9,11 +9,10 @@ import glob
 import os
 import sys
 import tempfile
-import tomllib
 
 import pytest
 
-from conftest import CACHE, REPO, compatible_modules, emit, probe
+from conftest import CACHE, REPO, catalogue_newest, compatible_modules, emit, probe
 
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
 import parity  # noqa: E402
@@ -23,16 +22,6 @@ SELECTED = os.environ.get("CTKGEN_PARITY_CTKS")
 
 # The generated modules that follow an official one of the same name.
 MODULES = compatible_modules()
-
-
-def catalogue_newest():
-    """{major.minor: newest CTK of that minor in headers/ctk.toml}."""
-    with open(os.path.join(REPO, "headers", "ctk.toml"), "rb") as f:
-        releases = tomllib.load(f)["release"]
-    newest = {}
-    for ctk in sorted((r["ctk"] for r in releases), key=lambda v: tuple(int(p) for p in v.split("."))):
-        newest[".".join(ctk.split(".")[:2])] = ctk
-    return newest
 
 
 def our_surfaces(ctk):

@@ -20,7 +20,7 @@ import tomllib
 
 import pytest
 
-from conftest import CACHE, REPO, emit
+from conftest import CACHE, REPO, catalogue_newest, emit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
@@ -38,15 +38,6 @@ TAKES = {
     "text": {"bytes"}, "buffer": {"bytearray"}, "str_list": {"list_bytes"}, "address_list": {"list_int"},
     "nothing": {"none"},
 }
-
-
-def catalogue_newest():
-    with open(os.path.join(REPO, "headers", "ctk.toml"), "rb") as f:
-        releases = tomllib.load(f)["release"]
-    newest = {}
-    for ctk in sorted((r["ctk"] for r in releases), key=lambda v: tuple(int(p) for p in v.split("."))):
-        newest[".".join(ctk.split(".")[:2])] = ctk
-    return newest
 
 
 def compare(decisions, official, exceptions):
