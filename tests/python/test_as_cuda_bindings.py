@@ -64,7 +64,7 @@ def venv(ctk13, tmp_path_factory):
     run([sys.executable, "-m", "venv", str(home)])
     interpreter = str(home / "bin" / "python")
     run([interpreter, "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheel])
-    return ctk13, interpreter
+    return ctk13, interpreter, wheel
 
 
 def fakes(ctk, folder, fake_libcuda):
@@ -87,7 +87,7 @@ def in_venv(interpreter, code, env=None):
 
 
 def test_nothing_official_is_installed_and_ours_resolves(venv):
-    ctk, interpreter = venv
+    ctk, interpreter, _ = venv
     result = in_venv(interpreter, "import importlib.metadata as m, importlib.util as u, cuda\n"
                      "print(m.version('cuda-bindings'))\n"
                      "print(sorted(d.metadata['Name'] for d in m.distributions()))\n"
@@ -103,8 +103,27 @@ def test_nothing_official_is_installed_and_ours_resolves(venv):
     assert len(eval(lines[3])) == 1 and not lines[3].endswith("__init__.py']"), lines[3]
 
 
+def test_the_package_says_its_version_and_satisfies_what_clients_require(venv, tmp_path):
+    """cuda.core reads `cuda.bindings.__version__` (its major picks the build it loads) and
+    requires `cuda-bindings[all]==<major>.*`: pip, offline, takes our wheel for that requirement
+    with no warning of a missing extra."""
+    ctk, interpreter, wheel = venv
+    result = in_venv(interpreter, "import importlib.metadata as m, cuda.bindings as b\n"
+                     "print(b.__version__); print(m.version('cuda-bindings'))")
+    assert result.returncode == 0, result.stderr
+    version, distribution = result.stdout.split()
+    assert version == distribution and version.startswith(ctk + "."), result.stdout
+    requirement = f"cuda-bindings[all]=={ctk.split('.')[0]}.*"
+    resolved = subprocess.run([interpreter, "-m", "pip", "install", "--dry-run", "--no-index", "--find-links",
+                               os.path.dirname(wheel), "--force-reinstall", requirement],
+                              capture_output=True, text=True, timeout=600)
+    assert resolved.returncode == 0, resolved.stdout + resolved.stderr
+    assert "does not provide the extra" not in resolved.stdout + resolved.stderr, resolved.stderr
+    assert f"Would install cuda-bindings-{version}" in resolved.stdout, resolved.stdout
+
+
 def test_the_readme_family_program_runs_as_written(venv, tmp_path, fake_libcuda):
-    ctk, interpreter = venv
+    ctk, interpreter, _ = venv
     code = readme_example("python", index=1)
     assert "from cuda.bindings import" in code
     result = in_venv(interpreter, code, fakes(ctk, tmp_path, fake_libcuda))
@@ -116,7 +135,7 @@ def test_the_readme_family_program_runs_as_written(venv, tmp_path, fake_libcuda)
 def test_what_is_not_provided_says_so(venv, module):
     """The modules of the official package this one has no counterpart of raise
     ModuleNotFoundError naming them (`cy*` modules exist, with other contents: see README)."""
-    _, interpreter = venv
+    _, interpreter, _ = venv
     result = in_venv(interpreter, f"import cuda.bindings.{module}")
     if module.startswith("cy"):
         assert result.returncode == 0, result.stderr
