@@ -227,6 +227,7 @@ cdef inline void* _handle_ref(object value, str what) except? NULL:
 cdef str _record_repr(_Record self)
 cdef bytes _byte_values(object value, Py_ssize_t size, bint text, int low, str what)
 cdef _Record _new_member_array(Py_ssize_t count, size_t size, size_t alignment)
+cdef _Record _record_copies(list items, size_t size, size_t alignment, object cls)
 cdef int _keep_member_array(_RefRecord owner, void* slot, object block) except -1
 cdef object _member_array_owner(_RefRecord owner, void* slot, void* data, long long count, size_t size,
                                 Py_ssize_t* length)

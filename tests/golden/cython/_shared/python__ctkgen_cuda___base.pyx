@@ -11,7 +11,7 @@ from cpython.sequence cimport PySequence_Fast_GET_ITEM
 from cpython.tuple cimport PyTuple_CheckExact
 import ctypes as _ctypes
 from libc.stdlib cimport free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy, memmove, memset
 
 # What this package was generated with (strict integers, the block cache's size): the one part
 # of the shared runtime that is generated.
@@ -912,6 +912,19 @@ cdef _Record _new_member_array(Py_ssize_t count, size_t size, size_t alignment):
     """A zeroed array of `count` elements of `size` bytes."""
     cdef _MemberArray block = _MemberArray.__new__(_MemberArray)
     _own_block(block, count * size, alignment)
+    return block
+
+
+cdef _Record _record_copies(list items, size_t size, size_t alignment, object cls):
+    """A member array holding a copy of each record of `items` (of `cls` or an alias class of
+    it), keeping what their pointer members keep alive."""
+    cdef _Record block = _new_member_array(len(items), size, alignment)
+    cdef char* dest
+    cdef Py_ssize_t i
+    for i in range(len(items)):
+        dest = <char*>block._pvt_addr + i * size
+        memmove(dest, _record_addr(items[i], cls, False), size)
+        _adopt_refs(<_RefRecord>block, items[i], dest, size)
     return block
 
 

@@ -7,8 +7,8 @@ from cpython.object cimport PyObject_GenericSetAttr
 from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
-                     _as_unsigned, _bytes_of, _byte_values, _new_member_array, _keep_member_array,
-                     _member_array_owner, _adopt_refs)
+                     _as_unsigned, _bytes_of, _byte_values, _new_member_array, _record_copies, _keep_member_array,
+                     _member_array_owner)
 from ._base import _class_registry
 from ._driver_types import Stream as _PY_Stream
 cdef type _C_Stream = _PY_Stream
@@ -60,11 +60,8 @@ cdef class Batch_st(_RefRecord):
         n = len(items)
         _as_unsigned(n, 32, "Batch_st.numPoints")
         if n > 0:
-            block = _new_member_array(n, sizeof(data[0]), 4)
+            block = _record_copies(items, sizeof(data[0]), 4, _registered("Point_st"))
             data = <cydriver.Point*>block._pvt_addr
-            for i in range(n):
-                memmove(&data[i], _record_addr(items[i], _registered("Point_st"), False), sizeof(data[i]))
-                _adopt_refs(<_RefRecord>block, items[i], <void*>&data[i], sizeof(data[i]))
         p.points = <cydriver.Point *>data
         p.numPoints = <unsigned int>n
         _keep_member_array(self, <void*>&p.points, block)
@@ -139,17 +136,12 @@ cdef class Batch_st(_RefRecord):
     def origin(self, value):
         cdef cydriver.Batch_st* p = <cydriver.Batch_st*>self._pvt_addr
         cdef list items
-        cdef Py_ssize_t n
         cdef _Record block = None
         if isinstance(value, (list, tuple)):
             # Records copied into an array the record keeps; an empty list is NULL.
             items = list(value)
-            n = len(items)
-            if n > 0:
-                block = _new_member_array(n, sizeof(p.origin[0]), 4)
-                for i in range(n):
-                    memmove(&(<cydriver.Point *>block._pvt_addr)[i], _record_addr(items[i], _registered("Point_st"), False), sizeof(p.origin[0]))
-                    _adopt_refs(<_RefRecord>block, items[i], <void*>&(<cydriver.Point *>block._pvt_addr)[i], sizeof(p.origin[0]))
+            if items:
+                block = _record_copies(items, sizeof(p.origin[0]), 4, _registered("Point_st"))
             p.origin = NULL if block is None else <cydriver.Point *>block._pvt_addr
             _keep_member_array(self, <void*>&p.origin, block)
             return
