@@ -7,6 +7,7 @@
 //! the IR or from its [`LibraryConventions`]. [`emit`] is pure: it returns the files and writes
 //! nothing.
 
+pub mod abi;
 pub mod aliases;
 pub mod model;
 pub mod names;

@@ -57,6 +57,8 @@ pub struct Overrides {
     pub keep_gil: Vec<String>,
     /// Values typed by an enum argument (`<library>.typed-values.toml`).
     pub typed: crate::typed_values::TypedValues,
+    /// The Cython-level ABI's spellings (`<library>.cython-abi.toml`).
+    pub abi: crate::abi::CythonAbi,
 }
 
 impl Overrides {
@@ -110,12 +112,17 @@ impl Overrides {
             }
             params.insert(function, parsed);
         }
-        Ok(Overrides { params, keep_gil, typed: Default::default() })
+        Ok(Overrides { params, keep_gil, typed: Default::default(), abi: Default::default() })
     }
 
     /// The same overrides with the library's typed values (`<library>.typed-values.toml`).
     pub fn with_typed_values(self, text: &str) -> Result<Overrides, CythonEmitError> {
         Ok(Overrides { typed: crate::typed_values::TypedValues::parse(text)?, ..self })
+    }
+
+    /// The same overrides with the library's Cython-level ABI spellings (`<library>.cython-abi.toml`).
+    pub fn with_abi(self, text: &str) -> Result<Overrides, CythonEmitError> {
+        Ok(Overrides { abi: crate::abi::CythonAbi::parse(text)?, ..self })
     }
 
     fn get(&self, function: &str, param: &str) -> Option<&Override> {

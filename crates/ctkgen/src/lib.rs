@@ -235,6 +235,10 @@ impl Workspace {
         let cython_params = cython_params
             .with_typed_values(&typed)
             .map_err(|source| PipelineError::Overrides { path: files.part_path("typed-values"), source })?;
+        let abi = files.optional_part("cython-abi")?;
+        let cython_params = cython_params
+            .with_abi(&abi)
+            .map_err(|source| PipelineError::Overrides { path: files.part_path("cython-abi"), source })?;
         Ok(Library { name: name.to_string(), conventions, cython_params })
     }
 
