@@ -350,6 +350,20 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
             jobs.push((format!("{pkg}/{}.{extension}", utils.module), template, ctx.clone()));
         }
     }
+    if let Some(private) = libraries.first().and_then(|(_, options, _)| options.package.private.as_ref()) {
+        let version = first.get_attr("package_version").map(|v| v.to_string()).unwrap_or_default();
+        let version_tuple = version.split('.').map(|p| p.parse::<u64>().unwrap_or(0).to_string()).collect::<Vec<_>>();
+        let ctx = minijinja::context! { private => private, version_tuple => version_tuple.join(", "), ..package_ctx.clone() };
+        let internal = &private.internal_package;
+        for (file, template) in [
+            (format!("{}.py", private.version_module), "_version.py.j2"),
+            (format!("{internal}/__init__.py"), "_internal_init.py.j2"),
+            (format!("{internal}/{}.py", private.errors_module), "_internal_errors.py.j2"),
+            (format!("{internal}/{}.py", private.enum_module), "_internal_enum.py.j2"),
+        ] {
+            jobs.push((format!("{pkg}/{file}"), template, ctx.clone()));
+        }
+    }
     for (path, template) in [
         ("python/setup.py", "setup.py.j2"),
         ("python/pyproject.toml", "pyproject.toml.j2"),

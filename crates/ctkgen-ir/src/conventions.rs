@@ -399,6 +399,27 @@ pub struct PackageConventions {
     /// Helpers over every library module, when the compatible package has such a module.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub utils: Option<UtilsModule>,
+    /// Private modules of the compatible package that libraries built on it import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private: Option<PrivateModules>,
+}
+
+/// Private modules of the compatible package, by the names clients import them under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrivateModules {
+    /// Module holding the release: `__version__` and `__version_tuple__` (ints).
+    pub version_module: String,
+    /// Subpackage of private helpers, e.g. `_internal`.
+    pub internal_package: String,
+    /// Its module of exception classes (each a `RuntimeError`).
+    pub errors_module: String,
+    /// The exceptions it defines: class name = what it means (its docstring).
+    pub errors: BTreeMap<String, String>,
+    /// Its module of the light integer enum base: the module, the base class and its metaclass.
+    pub enum_module: String,
+    pub enum_class: String,
+    pub enum_metaclass: String,
 }
 
 /// A module of helpers over the whole package, named as the compatible package names them.
