@@ -77,5 +77,9 @@ if [ "${FAMILY:-1}" = 1 ] && [ -d "$BUNDLE/pkgs/as-cuda-bindings" ]; then
         done
     } >"$RESULTS/family_program.md" 2>&1
     cat "$RESULTS/family_program.md"
+    # Import time of every public module of ours against the same modules of the installed package.
+    modules=$(cd "$cb/cuda/bindings" && ls -- *.py | grep -v '^_' | sed 's/\.py$//' | paste -sd, -)
+    python3 "$ROOT/tests/bench/import_time.py" --ours "$cb" --modules "$modules" --rounds "${IMPORT_ROUNDS:-15}" \
+        --json "$RESULTS/import_time.json" | tee "$RESULTS/import_time.md" || failed=1
 fi
 exit "$failed"
