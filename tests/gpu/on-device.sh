@@ -88,4 +88,5 @@ if [ "${FAMILY:-1}" = 1 ] && [ -d "$BUNDLE/pkgs/as-cuda-bindings" ]; then
     python3 "$ROOT/tests/bench/import_time.py" --ours "$cb" --modules "$modules" --rounds "${IMPORT_ROUNDS:-15}" \
         --json "$RESULTS/import_time.json" | tee "$RESULTS/import_time.md" || failed=1
 fi
+if [ "${CLIENTS:-1}" = 1 ]; then BUILT=${cb:-} RESULTS=$RESULTS bash "$BUNDLE/clients/clients.sh" || failed=1; fi  # cuda.core, numba-cuda
 exit "$failed"

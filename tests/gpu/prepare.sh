@@ -58,6 +58,7 @@ with tempfile.TemporaryDirectory() as tmp:
                     out.write(z.read(name))
 PY
 printf 'CTK_13=%s\nCTK_12=%s\n' "$CTK_13" "$CTK_12" >"$BUNDLE/MANIFEST"
+bash tests/gpu/prepare_clients.sh "$BUNDLE"  # cuda.core and numba-cuda on ours: clients.sh, its programs, wheels
 
 size=$(du -sb "$BUNDLE" | cut -f1)
 if [ "$size" -ge "$LIMIT_BYTES" ]; then
