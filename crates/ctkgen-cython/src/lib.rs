@@ -132,6 +132,8 @@ pub fn environment() -> Environment<'static> {
     env.set_lstrip_blocks(true);
     env.set_keep_trailing_newline(true);
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    // A Python string literal of any text (docstrings as values).
+    env.add_filter("py_string", |text: String| names::py_string(&text));
     for (name, source) in TEMPLATES {
         env.add_template(name, source).expect("embedded template parses");
     }

@@ -441,6 +441,26 @@ pub struct UtilsModule {
     pub required_version_function: String,
     /// Each ISA version and the toolkit release `[major, minor]` that introduced it.
     pub isa_releases: BTreeMap<String, [u32; 2]>,
+    /// The once-per-process warning that the package's toolkit is a newer major than the driver's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub major_version_check: Option<MajorVersionCheck>,
+}
+
+/// A function that warns (once per process) when the toolkit the package binds has a newer major
+/// version than the loaded library reports, unless an environment variable says not to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MajorVersionCheck {
+    pub function: String,
+    /// A true value (`1`, `true`, `yes`, `on`, a non-zero integer) silences the warning.
+    pub env_var: String,
+    /// The library module asked, its version function (`(status, version)`), the constant of the
+    /// version the package was generated for, and the status meaning success.
+    pub module: String,
+    pub version_function: String,
+    pub version_constant: String,
+    pub status_enum: String,
+    pub success: String,
 }
 
 impl PackageConventions {
