@@ -15,7 +15,7 @@
 # cuda_bindings-*.dist-info, with a dist-info of ours; our package folder is first on PYTHONPATH.
 # Unlike `python -S`, the site-packages' .pth files still run there (numba-cuda redirects
 # numba.cuda through one), also in the worker processes numba's test runner spawns.
-# numba refuses a numpy newer than it knows: where `import numba` fails, the carried numpy wheel
+# numba-cuda refuses a numpy newer than it knows: where `import numba.cuda` fails, the carried numpy wheel
 # is installed into the work folder and put first on both sides (filecheck likewise, where absent).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,11 +61,11 @@ carried() {  # name: installs the carried wheel of that name into the work folde
     [ -n "$wheel" ] && python3 -m pip install -q --no-deps --no-index --no-compile --target "$work/$1" "$wheel" \
         >>"$work/carried.log" 2>&1 && extra=${extra:+$extra:}$work/$1
 }
-numpy_note="numba imports with the installed numpy $(python3 -c 'import numpy; print(numpy.__version__)' 2>&1)"
-if ! python3 -c 'import numba' >"$work/numba-import.log" 2>&1; then
+numpy_note="numba-cuda imports with the installed numpy $(python3 -c 'import numpy; print(numpy.__version__)' 2>&1)"
+if ! python3 -c 'import numba.cuda' >"$work/numba-import.log" 2>&1; then
     refused=$(grep -v '^ ' "$work/numba-import.log" | tail -1)
     if carried numpy; then
-        numpy_note="numba refused the installed numpy ($refused); $(basename "$wheel") goes first on both sides"
+        numpy_note="numba-cuda refused the installed numpy ($refused); $(basename "$wheel") goes first on both sides"
     else
         numpy_note="numba does not import ($refused) and no numpy wheel could be installed from $WHEELS"
     fi
