@@ -132,14 +132,28 @@ fn generate_one(
             crate::progress(line);
         }
     };
-    // With one source nothing is parsed after the last library (libclang's pages go at once).
+    // A release that does not ship a library (the catalogue lists its header for other
+    // releases only) is generated without it, and the report says so. Each library is asked
+    // in turn, so a source's first problem is the one reported.
+    let mut skipped = Vec::new();
+    let mut present = Vec::with_capacity(libraries.len());
     let mut models = Vec::with_capacity(libraries.len());
     for (index, library) in libraries.iter().enumerate() {
+        if !ctkgen::source_has_library(ws, source, library)? {
+            skipped.push(library);
+            continue;
+        }
+        // With one source nothing is parsed after the last library (libclang's pages go at once).
         let last = !args.all && index + 1 == libraries.len();
         let (headers, api, ()) = read_source_reporting(ws, source, read, library, last, stage, || ())?;
         models.push((headers, api));
+        present.push(library.clone());
     }
-    let label = ctkgen::source_label(&models[0].0);
+    let libraries = present.as_slice();
+    let Some((first, _)) = models.first() else {
+        bail!("none of the chosen libraries is in this release");
+    };
+    let label = ctkgen::source_label(first);
     let mut command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
         HeaderSource::Header(p) => {
@@ -177,6 +191,12 @@ fn generate_one(
         (None, _) => ws.default_output(&label),
     };
     let mut report = String::new();
+    for library in skipped {
+        report.push_str(&format!(
+            "{label}: no {} in this release (the catalogue lists it for others): {} skipped\n",
+            library.conventions.header, library.name
+        ));
+    }
     let mut stale_files = 0;
     if args.check {
         let staleness = ctkgen::check_tree(&out, &files, Ownership::Manifest { command: &options.command })?;

@@ -17,9 +17,16 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
     // One target folder for all of them, so libloading builds once.
     let target_dir = ws.root.join("target").join("ctkgen").join("rust-crates-target");
     let mut failed = Vec::new();
-    let libraries = ws.libraries()?;
+    let all_libraries = ws.libraries()?;
     let mut built = 0;
     for ctk in &releases {
+        // The libraries the release ships (see `source_has_library`).
+        let mut libraries = Vec::new();
+        for library in &all_libraries {
+            if ctkgen::source_has_library(ws, &HeaderSource::Ctk(ctk.clone()), library)? {
+                libraries.push(library.clone());
+            }
+        }
         // Every library of the CTK at once: a crate is built beside the crates it depends on.
         let read: Vec<_> = libraries
             .iter()

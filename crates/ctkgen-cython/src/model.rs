@@ -22,6 +22,7 @@ mod members;
 mod nameable;
 mod param_kind;
 mod pxd;
+pub mod raising;
 mod reuse;
 mod sizes;
 
@@ -79,6 +80,8 @@ impl ModuleNames {
 pub struct LibrarySearchView {
     /// Relative to each `sys.path` folder: where the library's wheel for this major installs it.
     pub wheel_dir: Option<String>,
+    /// The library's file name there: the soname, unless the wheel names it otherwise.
+    pub wheel_file: String,
     /// Under the toolkit folder the home variable names.
     pub home_dirs: Vec<String>,
 }
@@ -146,16 +149,48 @@ pub struct Model {
     pub functions: Vec<FunctionView>,
     #[serde(skip)]
     pub function_modules: Vec<Chunk<FunctionView>>,
+    /// The raise convention's function modules.
+    #[serde(skip)]
+    pub raise_modules: Vec<Chunk<raising::RaiseFunctionView>>,
     pub constants: Vec<ConstantView>,
     pub extension_modules: Vec<String>,
     /// The record modules, then the function modules, that the library's Python module re-exports.
     pub python_modules: Vec<String>,
     pub unclassified: Vec<String>,
     pub report: Vec<String>,
+    /// The raise convention's functions and exception, for a library that follows it (its
+    /// enums are [`Model::enums`], named by the convention; it has no handle or record classes).
+    pub raise_api: Option<raising::RaiseView>,
+    /// The loader module under `_internal`, for a library whose description asks for one.
+    pub internal: Option<InternalView>,
     /// Every value typed by an enum argument, as decided (`function.param`): written out as
     /// `ctkgen_typed_values.json`, which tests compare with the official module.
     #[serde(skip)]
     pub typed_values: BTreeMap<String, crate::typed_values::TypedView>,
+}
+
+/// The library's loader module under the package's `_internal` folder.
+#[derive(Debug, Clone, Serialize)]
+pub struct InternalView {
+    pub module: String,
+    /// The text before and after the function's name in each key of the dict of addresses.
+    pub key_before: String,
+    pub key_after: String,
+    /// The package the compatible module belongs to (its name without the module's).
+    pub compatible_package: String,
+}
+
+impl InternalView {
+    fn new(internal: &ctkgen_ir::InternalModule, conventions: &LibraryConventions) -> InternalView {
+        let (before, after) = internal.key.split_once("{name}").unwrap_or((&internal.key, ""));
+        let compatible = &conventions.python.compatible_module;
+        InternalView {
+            module: internal.module.clone(),
+            key_before: before.to_string(),
+            key_after: after.to_string(),
+            compatible_package: compatible.rsplit_once('.').map_or(compatible.as_str(), |(p, _)| p).to_string(),
+        }
+    }
 }
 
 /// A record helper of the library's description, checked against the record it makes.
@@ -278,8 +313,11 @@ pub fn build_in_package(
     })?;
     let search = &conventions.search;
     let wheel_dir = major.and_then(|m| search.wheel_dirs.get(&m.to_string())).cloned();
-    let library_search = (wheel_dir.is_some() || !search.home_dirs.is_empty())
-        .then(|| LibrarySearchView { wheel_dir, home_dirs: search.home_dirs.clone() });
+    let library_search = (wheel_dir.is_some() || !search.home_dirs.is_empty()).then(|| LibrarySearchView {
+        wheel_dir,
+        wheel_file: major.and_then(|m| search.wheel_files.get(&m.to_string())).cloned().unwrap_or(soname.clone()),
+        home_dirs: search.home_dirs.clone(),
+    });
     let own_types = pxd::ModuleTypes {
         abi: &options.overrides.abi,
         module: format!("{}.{}", options.python_package, conventions.python.cython_module),
@@ -326,18 +364,30 @@ pub fn build_in_package(
         record_helpers: Vec::new(),
         functions: Vec::new(),
         function_modules: Vec::new(),
+        raise_modules: Vec::new(),
         constants: Vec::new(),
         extension_modules: Vec::new(),
         python_modules: Vec::new(),
         unclassified: Vec::new(),
         report: Vec::new(),
+        raise_api: None,
+        internal: conventions.python.internal.as_ref().map(|internal| InternalView::new(internal, conventions)),
         typed_values: BTreeMap::new(),
     };
-    model.records = classes::records(api, options);
-    let (handles, scalars) = classes::wrappers(api);
-    model.handles = handles;
-    model.scalars = scalars;
-    model.sizes = sizes::sizes(api, &model.records, &model.handles, &model.scalars);
+    let raise_names = match conventions.python.convention {
+        ctkgen_ir::CallConvention::Raise => conventions.python.raise_names.as_ref(),
+        ctkgen_ir::CallConvention::Status => None,
+    };
+    // The raise convention has handles as ints and no record classes.
+    if let Some(names) = raise_names {
+        model.enums = raising::enums(api, names);
+    } else {
+        model.records = classes::records(api, options);
+        let (handles, scalars) = classes::wrappers(api);
+        model.handles = handles;
+        model.scalars = scalars;
+        model.sizes = sizes::sizes(api, &model.records, &model.handles, &model.scalars);
+    }
     for dependency in dependencies {
         reuse::reuse(&mut model, api, dependency);
     }
@@ -368,6 +418,12 @@ pub fn build_in_package(
     model.functions = functions;
     model.constants = constants::constants(api);
     render_docs(&mut model, parsed);
+    if let Some(names) = raise_names {
+        let raise = raising::build(api, options, names, &model.functions, &model.enums)?;
+        model.result_class = Some(raise.result_class.clone());
+        model.constants.clear();
+        model.raise_api = Some(raise);
+    }
 
     let class_module = class_homes(&model, options, dependencies);
     model.record_modules = chunk(
@@ -386,6 +442,20 @@ pub fn build_in_package(
         },
         &class_module,
     );
+    if let Some(raise) = &model.raise_api {
+        // One module of the convention's functions: they import nothing but the enums.
+        model.raise_modules = chunk(
+            &raise.functions,
+            options.functions_per_module.max(1),
+            &model.names.functions,
+            |_| Vec::new(),
+            &class_module,
+        );
+        model.python_modules = model.raise_modules.iter().map(|c| c.module.clone()).collect();
+        model.extension_modules =
+            std::iter::once(model.names.cython.clone()).chain(model.python_modules.iter().cloned()).collect();
+        return Ok(model);
+    }
     model.function_modules = chunk(
         &model.functions,
         options.functions_per_module.max(1),

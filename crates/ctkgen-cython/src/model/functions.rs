@@ -70,6 +70,13 @@ pub(super) fn functions(
     let mut unclassified = Vec::new();
     let mut decided = BTreeMap::new();
     for function in &api.functions {
+        // A reserved identifier (`__x`, `_X`) is the header's implementation, not its API (a
+        // versioned symbol an inline function of the API calls): no binding.
+        let bytes = function.name.as_bytes();
+        if bytes.first() == Some(&b'_') && bytes.get(1).is_some_and(|b| *b == b'_' || b.is_ascii_uppercase()) {
+            report.push(format!("{}: skipped, a reserved identifier", function.name));
+            continue;
+        }
         let returns_result = matches!(&function.ret, Type::Typedef { name } if name == result_type);
         let returns_string = !returns_result && is_const_string(api, &function.ret);
         if !returns_result && !returns_string {
