@@ -15,7 +15,7 @@
 # cuda_bindings-*.dist-info, with a dist-info of ours; our package folder is first on PYTHONPATH.
 # Unlike `python -S`, the site-packages' .pth files still run there (numba-cuda redirects
 # numba.cuda through one), also in the worker processes numba's test runner spawns.
-# numba-cuda refuses a numpy newer than it knows: where `import numba.cuda` fails, the carried numpy wheel
+# numba-cuda refuses a numpy newer than it knows: where importing its array support (numba.cuda.np.arrayobj, which names np.row_stack) fails, the carried numpy wheel
 # is installed into the work folder and put first on both sides (filecheck likewise, where absent).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -62,7 +62,7 @@ carried() {  # name: installs the carried wheel of that name into the work folde
         >>"$work/carried.log" 2>&1 && extra=${extra:+$extra:}$work/$1
 }
 numpy_note="numba-cuda imports with the installed numpy $(python3 -c 'import numpy; print(numpy.__version__)' 2>&1)"
-if ! python3 -c 'import numba.cuda' >"$work/numba-import.log" 2>&1; then
+if ! python3 -c 'import numba.cuda.np.arrayobj' >"$work/numba-import.log" 2>&1; then
     refused=$(grep -v '^ ' "$work/numba-import.log" | tail -1)
     if carried numpy; then
         numpy_note="numba-cuda refused the installed numpy ($refused); $(basename "$wheel") goes first on both sides"
