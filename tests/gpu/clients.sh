@@ -28,7 +28,9 @@ MODULES=${CLIENT_TEST_MODULES:-"numba.cuda.tests.cudapy.test_array_args numba.cu
 numba.cuda.tests.cudapy.test_sm numba.cuda.tests.cudapy.test_sync numba.cuda.tests.cudapy.test_stream_api
 numba.cuda.tests.cudapy.test_reduction numba.cuda.tests.cudadrv.test_events numba.cuda.tests.cudadrv.test_streams
 numba.cuda.tests.cudadrv.test_linker numba.cuda.tests.cudadrv.test_nvjitlink numba.cuda.tests.cudadrv.test_cuda_memory
-numba.cuda.tests.cudadrv.test_cuda_driver"}
+numba.cuda.tests.cudadrv.test_cuda_driver numba.cuda.tests.cudadrv.test_nvvm_driver numba.cuda.tests.cudadrv.test_nvrtc
+numba.cuda.tests.cudadrv.test_context_stack numba.cuda.tests.cudadrv.test_host_alloc numba.cuda.tests.cudapy.test_matmul
+numba.cuda.tests.cudapy.test_laplace numba.cuda.tests.cudapy.test_device_func"}
 mkdir -p "$RESULTS"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-clients.XXXXXX")
 echo "clients: work folder $work"
