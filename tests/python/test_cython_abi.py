@@ -128,7 +128,22 @@ def test_every_listed_declaration_is_still_official():
 
 CLIENT = """\
 # cython: language_level=3
+from libc.stdio cimport printf, fflush, stdout
 from {package} cimport cydriver, cyruntime, cynvrtc
+
+cdef extern from "Python.h":
+    int Py_AtExit(void (*func)() noexcept nogil)
+
+cdef void late_call() noexcept nogil:
+    # After the interpreter has finished: the first call of a function, as a client's static
+    # destructors make it, holding no GIL.
+    cdef int count = -1
+    cdef cydriver.CUresult err = cydriver.cuDeviceGetCount(&count)
+    printf(b"late call: %d\\n", <int>err)
+    fflush(stdout)
+
+def register_late_call():
+    return Py_AtExit(late_call)
 
 def driver_calls():
     cdef cydriver.CUdevice device = -1
@@ -160,7 +175,8 @@ def nvrtc_version():
 
 def test_a_compiled_client_imports_and_calls_through_our_cy_modules(tmp_path, fake_libcuda):
     """An extension that cimports the 13.x package's cy modules as a client does: compiling it checks
-    the declarations, importing it checks every capsule it uses, the calls reach the libraries."""
+    the declarations, importing it checks every capsule it uses, the calls reach the libraries, and a function first called after the interpreter has finished
+    (from a `Py_AtExit` hook, as a client's static destructors call) works without Python."""
     ctk = "13.1"
     site = build(ctk)
     package = next(p for p in os.listdir(site) if os.path.isdir(os.path.join(site, p, "")) and
@@ -184,6 +200,7 @@ def test_a_compiled_client_imports_and_calls_through_our_cy_modules(tmp_path, fa
         "capi = {m: cython_abi.capsule_names(importlib.import_module(sys.argv[3] + '.' + m)) for m in sys.argv[4:]}\n"
         "print(json.dumps(capi))\n"
         "print(c.driver_calls()); print(c.runtime_helpers()); print(c.runtime_versions()); print(c.nvrtc_version())\n"
+        "assert c.register_late_call() == 0; sys.stdout.flush()\n"
     )
     env = dict(os.environ, CTKGEN_LIBCUDA=fake_libcuda, CTKGEN_LIBCUDART=runtime, CTKGEN_LIBNVRTC=nvrtc)
     modules = ["cydriver", "cyruntime", "cynvrtc"]
@@ -191,6 +208,9 @@ def test_a_compiled_client_imports_and_calls_through_our_cy_modules(tmp_path, fa
                             capture_output=True, text=True, cwd=os.path.dirname(os.path.abspath(__file__)))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
+    # The library loaded, a function first called after the interpreter finished resolves in C.
+    assert lines[-1] == "late call: 0", result.stdout[-2000:]
+    lines = lines[:-1]
     driver, helpers, versions, nvrtc_result = [eval(line) for line in lines[-4:]]
     # The compiled modules export what the C files say: the capsule check on C files is sound.
     assert json.loads(lines[-5]) == our_exports(site, package, modules)
