@@ -9,6 +9,7 @@
 //! single-file writer and the freshness check.
 
 pub mod oracle;
+mod presence;
 pub mod writer;
 
 use std::collections::BTreeSet;
@@ -22,6 +23,7 @@ pub use ctkgen_diff::{diff as abi_diff, AbiDiff};
 pub use ctkgen_headers::{Catalogue, HeaderSet, Release};
 pub use ctkgen_ir::abi::summary as abi_summary;
 pub use ctkgen_ir::{Api, LanguageMode, OutputFile};
+pub use presence::source_has_library;
 pub use writer::{
     check_output_folder, check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, BUILD_FOLDERS,
     MANIFEST,
@@ -373,31 +375,6 @@ pub fn resolve_library_headers(
     headers.per_thread_macros = conventions.per_thread.as_ref().map(|p| p.macros.clone()).unwrap_or_default();
     headers.entry_point_typedef = conventions.entry_point_typedef.clone();
     Ok(headers)
-}
-
-/// Whether `source` has `library`: always for a toolkit or a lone header (what they lack is an
-/// error when read); for a catalogue release, whether the catalogue lists the library's main
-/// header for it. A release without it, where another release has it, does not ship the library
-/// (it is skipped, with a note); a catalogue without it anywhere is older than the library's
-/// description, an error that says to refresh it.
-pub fn source_has_library(ws: &Workspace, source: &HeaderSource, library: &Library) -> Result<bool, PipelineError> {
-    let HeaderSource::Ctk(query) = source else { return Ok(true) };
-    let catalogue = ws.catalogue()?;
-    let release = catalogue.resolve(query)?;
-    let header = &library.conventions.header;
-    let lists =
-        |r: &Release| r.headers.contains_key(header) || r.companions.iter().any(|c| c.headers.contains_key(header));
-    if lists(release) {
-        return Ok(true);
-    }
-    if catalogue.releases.iter().any(lists) {
-        return Ok(false);
-    }
-    Err(PipelineError::MissingExtraHeader {
-        ctk: release.ctk.clone(),
-        header: header.clone(),
-        catalogue: ws.catalogue_path(),
-    })
 }
 
 /// The extra headers of `include_dir` that `has` says are there, in the conventions' order.
