@@ -341,12 +341,15 @@ def wheel_shared_libraries(name, version):
 
 def catalogued_library_wheel(ctk, header):
     """(package, version) of the wheel that carries `header` in the newest release of `ctk` (a
-    major.minor), as the catalogue pins it; None when the release does not ship it."""
+    major.minor), as the catalogue pins it (the release's own wheel or a companion); None when
+    the release does not ship it."""
     with open(os.path.join(REPO, "headers", "ctk.toml"), "rb") as f:
         releases = tomllib.load(f)["release"]
     minor = [r for r in releases if r["ctk"].startswith(ctk + ".")]
     assert minor, f"no release {ctk} in the catalogue"
     newest = max(minor, key=lambda r: [int(p) for p in r["ctk"].split(".")])
+    if header in newest["headers"]:
+        return newest["package"], newest["wheel_version"]
     for companion in newest.get("companion", []):
         if header in companion["headers"]:
             return companion["package"], companion["wheel_version"]

@@ -22,7 +22,7 @@ import pytest
 
 import cython_abi
 from both_modules import official_path
-from conftest import CACHE, REPO, build, catalogue_newest, wheel_library, xtask
+from conftest import CACHE, REPO, build, catalogue_newest, catalogued_library_wheel, wheel_library, xtask
 
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
 import parity  # noqa: E402
@@ -191,8 +191,8 @@ def test_a_compiled_client_imports_and_calls_through_our_cy_modules(tmp_path, fa
     subprocess.run(["cc", "-O0", "-shared", "-fPIC", "-Wall", "-Werror=incompatible-pointer-types",
                     *[f"-I{i}" for i in includes], str(c_file), "-o", str(so)], check=True)
     newest = catalogue_newest()[ctk]
-    runtime = wheel_library(*catalogued(newest, "runtime"), "libcudart")[1]
-    nvrtc = wheel_library(*catalogued(newest, "nvrtc"), "libnvrtc")[1]
+    runtime = wheel_library(*catalogued_library_wheel(ctk, "cuda_runtime_api.h"), "libcudart")[1]
+    nvrtc = wheel_library(*catalogued_library_wheel(ctk, "nvrtc.h"), "libnvrtc")[1]
     code = (
         "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
         "import abi_client as c\n"
@@ -221,13 +221,3 @@ def test_a_compiled_client_imports_and_calls_through_our_cy_modules(tmp_path, fa
     assert versions == (0, major * 1000 + minor * 10, 0, major * 1000 + minor * 10), versions
     assert nvrtc_result == (0, major, minor)
 
-
-def catalogued(ctk, which):
-    """(package, version) of the catalogue's wheel for release `ctk`: the runtime's, or a companion's extra."""
-    import tomllib
-    with open(os.path.join(REPO, "headers", "ctk.toml"), "rb") as f:
-        release = next(r for r in tomllib.load(f)["release"] if r["ctk"] == ctk)
-    if which == "runtime":
-        return release["package"], release["wheel_version"]
-    companion = next(c for c in release["companion"] if c["extra"] == which)
-    return companion["package"], companion["wheel_version"]

@@ -10,7 +10,7 @@ use super::compat_names::anonymous_record_aliases;
 use super::functions::FunctionView;
 use super::nameable::is_nameable;
 use super::pxd::flattened_fields;
-use crate::abi::{ConstantSource, ExtraFunction};
+use crate::abi::ConstantSource;
 use crate::names::py_ident;
 use crate::types::{cy_decl, record_cy_name};
 use crate::{CythonEmitError, CythonOptions};
@@ -173,27 +173,12 @@ pub(super) fn cy_level(
     // Where the header declares the entry point (by name or as another name's symbol), or lacks a
     // type it takes, the release goes without it.
     let declared = |name: &String| api.function(name).is_some() || api.functions.iter().any(|f| &f.symbol == name);
-    let spellable = |f: &ExtraFunction| {
-        std::iter::once(&f.returns).chain(&f.params).all(|text| {
-            let words: Vec<&str> =
-                text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
-            let type_words = if text == &f.returns { &words[..] } else { &words[..words.len().saturating_sub(1)] };
-            type_words.iter().all(|w| C_TYPE_WORDS.contains(w) || api.typedef(w).is_some() || api.record(w).is_some())
-        })
-    };
-    for (name, f) in abi.extra_functions.iter().filter(|(name, f)| !declared(name) && spellable(f)) {
-        // `type name`: the name is the last word, the type what comes before it.
-        let split = |param: &String| -> Result<(String, String), CythonEmitError> {
-            let at = param.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
-            let (ty, name) = param.split_at(at);
-            match (ty.trim(), name) {
-                ("", _) | (_, "") => Err(CythonEmitError::Overrides(format!(
-                    "Cython ABI: {name}: parameter `{param}` is not `type name`"
-                ))),
-                (ty, name) => Ok((ty.to_string(), name.to_string())),
-            }
-        };
-        let params = f.params.iter().map(split).collect::<Result<Vec<_>, _>>()?;
+    for (name, f) in abi.extra_functions.iter().filter(|(name, _)| !declared(name)) {
+        let params = f.params.iter().map(|param| split_param(name, param)).collect::<Result<Vec<_>, _>>()?;
+        let types = std::iter::once(f.returns.as_str()).chain(params.iter().map(|(ty, _)| ty.as_str()));
+        if !types.into_iter().all(|ty| spellable(api, ty)) {
+            continue;
+        }
         extra_functions.push(CyFunction {
             name: name.clone(),
             lookup_name: f.lookup.clone(),
@@ -210,4 +195,23 @@ pub(super) fn cy_level(
     }
     let except_value = abi.except_value.clone().unwrap_or_else(|| conventions.missing_function_constant.clone());
     Ok(CyLevel { constants, record_aliases, own_types, helpers, extra_functions, aliases, except_value })
+}
+
+/// `type name` of a declared parameter: the name is the last word, the type what comes before it.
+fn split_param(function: &str, param: &str) -> Result<(String, String), CythonEmitError> {
+    let at = param.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let (ty, name) = param.split_at(at);
+    match (ty.trim(), name) {
+        ("", _) | (_, "") => {
+            Err(CythonEmitError::Overrides(format!("Cython ABI: {function}: parameter `{param}` is not `type name`")))
+        }
+        (ty, name) => Ok((ty.to_string(), name.to_string())),
+    }
+}
+
+/// Whether every name in the C type `ty` (Cython syntax) is a C word or a type the IR declares.
+fn spellable(api: &Api, ty: &str) -> bool {
+    (ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .filter(|w| !w.is_empty())
+        .all(|w| C_TYPE_WORDS.contains(&w) || api.typedef(w).is_some() || api.record(w).is_some())
 }
