@@ -21,10 +21,12 @@
 //! tests and emitted as written; only what varies with the input is built by `quote!`.
 
 mod conventions;
+mod doc_blocks;
 mod docs;
 mod names;
 mod plan;
 mod print_crate;
+mod print_functions;
 mod print_items;
 mod print_runtime;
 mod syntax;

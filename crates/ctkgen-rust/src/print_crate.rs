@@ -7,9 +7,11 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use rayon::prelude::*;
 
+use crate::doc_blocks::DocBlocks;
 use crate::names::synthetic;
 use crate::plan::{Plan, RecordShape};
-use crate::print_items::{self, Built, DocBlocks, Stamps};
+use crate::print_functions;
+use crate::print_items::{self, Built, Stamps};
 use crate::print_runtime;
 use crate::{Dependency, LibraryConventions, RustEmitError, RustOptions};
 
@@ -151,7 +153,7 @@ fn print_piece(plan: &Plan, piece: Piece) -> Printed {
             .collect::<Result<Vec<_>, _>>()?,
         Piece::Functions(start, end) => (start..end)
             .map(|index| {
-                print_items::function(plan, index, &plan.functions[index], &docs)
+                print_functions::function(plan, index, &plan.functions[index], &docs)
                     .map(|item| Built::Syntax(Box::new(item)))
             })
             .collect::<Result<Vec<_>, _>>()?,
@@ -399,7 +401,7 @@ fn prelude(plan: &Plan, docs: &DocBlocks) -> Result<Vec<Built>, RustEmitError> {
         }));
     }
     items.push(Built::Tokens(print_runtime::runtime(plan, docs)?));
-    items.push(Built::Syntax(Box::new(print_items::entry_table(plan))));
+    items.push(Built::Syntax(Box::new(print_functions::entry_table(plan))));
     Ok(items)
 }
 

@@ -9,8 +9,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::doc_blocks::DocBlocks;
 use crate::plan::{Plan, Unreachable};
-use crate::print_items::{int_literal, DocBlocks};
+use crate::print_items::int_literal;
 use crate::types::Position;
 use crate::RustEmitError;
 
@@ -196,7 +197,7 @@ fn versioned_lookup(plan: &Plan) -> Result<Lookup, RustEmitError> {
         types.push(plan.types.tokens(&p.ty, Position::Param, &context)?);
     }
     let ret = plan.types.return_tokens(&f.function.ret, &context)?;
-    let symbol = crate::print_items::c_literal(&f.function.symbol);
+    let symbol = crate::print_functions::c_literal(&f.function.symbol);
     let default_flag = int_literal(proc_address.default_flag);
     let per_thread_flag = int_literal(proc_address.per_thread_flag);
     let Some(status) = &plan.status else {
