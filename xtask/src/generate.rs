@@ -46,12 +46,19 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
 
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
     let progress = Progress::new(sources.len() as u64);
+    // With --all the Rust crates bind every CTK at once: each source's models are kept for them.
+    let per_source = if args.all { Languages::Cython } else { languages };
+    let keep_models = args.all && languages.rust();
     let outcomes: Vec<Result<Generated>> = pool.install(|| {
         use rayon::prelude::*;
         sources
             .par_iter()
             .map(|source| {
-                let outcome = generate_one(ws, source, &libraries, &args, languages, &read);
+                let outcome = if args.all && !languages.cython() {
+                    read_models(ws, source, &libraries, &read)
+                } else {
+                    generate_one(ws, source, &libraries, &args, per_source, &read, keep_models)
+                };
                 progress.finished(outcome.as_ref().map(|g| g.label.as_str()).unwrap_or("failed"));
                 outcome
             })
@@ -61,11 +68,13 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
 
     let mut stale_files = 0;
     let mut first_error = None;
+    let mut models = Vec::new();
     for outcome in outcomes {
         match outcome {
             Ok(generated) => {
                 stale_files += generated.stale_files;
                 print!("{}", generated.report);
+                models.push(generated.models);
             }
             Err(e) if first_error.is_none() => first_error = Some(e),
             Err(_) => {}
@@ -73,6 +82,11 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     }
     if let Some(e) = first_error {
         return Err(e);
+    }
+    if keep_models {
+        let (report, stale) = pool.install(|| rust_crates(ws, &args, &libraries, &models))?;
+        print!("{report}");
+        stale_files += stale;
     }
     if args.check && stale_files > 0 {
         let plural = if stale_files == 1 { "" } else { "s" };
@@ -115,6 +129,111 @@ struct Generated {
     report: String,
     /// With --check: how many files differ from what generation would write.
     stale_files: usize,
+    /// The headers and model of each library, when asked to keep them.
+    models: Vec<(ctkgen::HeaderSet, ctkgen::Api)>,
+}
+
+/// The command named in the Rust crates that bind every CTK: the same whatever else the run
+/// wrote, so that `--all --lang rust --check` judges what `--all` wrote.
+fn all_command(args: &GenerateArgs) -> String {
+    let mut command = String::from("cargo xtask generate --all");
+    for library in &args.libraries {
+        command.push_str(&format!(" --library {library}"));
+    }
+    command
+}
+
+/// Reads one source's models and writes nothing (`--all --lang rust`: the crates come after).
+fn read_models(
+    ws: &Workspace,
+    source: &HeaderSource,
+    libraries: &[ctkgen::Library],
+    read: &ReadOptions,
+) -> Result<Generated> {
+    let mut models = Vec::with_capacity(libraries.len());
+    for library in libraries {
+        let (headers, api, ()) = read_source_reporting(ws, source, read, library, false, |_| {}, || ())?;
+        models.push((headers, api));
+    }
+    let label = ctkgen::source_label(&models[0].0);
+    Ok(Generated { label, report: String::new(), stale_files: 0, models })
+}
+
+/// Writes (or with --check compares) each library's one crate for every CTK read, under
+/// `<out>/rust/`; returns the report and, with --check, how many files are stale.
+fn rust_crates(
+    ws: &Workspace,
+    args: &GenerateArgs,
+    libraries: &[ctkgen::Library],
+    models: &[Vec<(ctkgen::HeaderSet, ctkgen::Api)>],
+) -> Result<(String, usize)> {
+    let command = all_command(args);
+    let toolkits: Vec<Vec<ctkgen::BoundLibrary>> = models
+        .iter()
+        .map(|source| {
+            libraries
+                .iter()
+                .zip(source)
+                .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
+                .collect()
+        })
+        .collect();
+    let files = ctkgen::emit_rust_crates(&toolkits, &command).context("generating the Rust crates")?;
+    let out = args.out.clone().unwrap_or_else(|| ws.root.join("target").join("ctkgen")).join("rust");
+    let label = format!("rust crates ({} CTKs)", models.len());
+    report_tree(&out, &files, &command, args.check, &label)
+}
+
+/// Writes `files` to `out` (or with `check` compares them) and says what it did; returns that
+/// and the number of stale files.
+fn report_tree(
+    out: &std::path::Path,
+    files: &[ctkgen::OutputFile],
+    command: &str,
+    check: bool,
+    label: &str,
+) -> Result<(String, usize)> {
+    let mut report = String::new();
+    if check {
+        let staleness = ctkgen::check_tree(out, files, Ownership::Manifest { command })?;
+        for (path, diff) in &staleness.changed {
+            report.push_str(&format!("stale: {path}\n{diff}"));
+        }
+        for path in &staleness.missing {
+            report.push_str(&format!("missing: {path}\n"));
+        }
+        for path in &staleness.obsolete {
+            report.push_str(&format!("no longer generated: {path}\n"));
+        }
+        if !staleness.foreign.is_empty() {
+            // Build products and the user's files: listed, never judged.
+            report.push_str(&format!(
+                "{label}: {} other files, not written by ctkgen (kept):\n",
+                staleness.foreign.len()
+            ));
+            for path in &staleness.foreign {
+                report.push_str(&format!("  {path}\n"));
+            }
+        }
+        if staleness.is_fresh() {
+            report.push_str(&format!("{label}: {} is fresh\n", out.display()));
+        }
+        return Ok((report, staleness.stale_files()));
+    }
+    let summary = ctkgen::write_tree(out, files, Ownership::Manifest { command })?;
+    let kept = match summary.kept {
+        0 => String::new(),
+        n => format!(", {n} other files kept"),
+    };
+    report.push_str(&format!(
+        "{label}: {} files in {} ({} written, {} unchanged, {} removed{kept})\n",
+        files.len(),
+        out.display(),
+        summary.written.len(),
+        summary.unchanged,
+        summary.removed.len()
+    ));
+    Ok((report, 0))
 }
 
 /// Generates (or with --check compares) one source.
@@ -125,6 +244,7 @@ fn generate_one(
     args: &GenerateArgs,
     languages: Languages,
     read: &ReadOptions,
+    keep_models: bool,
 ) -> Result<Generated> {
     // One source at a time on the screen: say what stage it is in. Many at once have a bar.
     let stage = |line: &str| {
@@ -176,48 +296,12 @@ fn generate_one(
         (Some(dir), false) => dir.clone(),
         (None, _) => ws.default_output(&label),
     };
-    let mut report = String::new();
-    let mut stale_files = 0;
-    if args.check {
-        let staleness = ctkgen::check_tree(&out, &files, Ownership::Manifest { command: &options.command })?;
-        stale_files = staleness.stale_files();
-        for (path, diff) in &staleness.changed {
-            report.push_str(&format!("stale: {path}\n{diff}"));
-        }
-        for path in &staleness.missing {
-            report.push_str(&format!("missing: {path}\n"));
-        }
-        for path in &staleness.obsolete {
-            report.push_str(&format!("no longer generated: {path}\n"));
-        }
-        if !staleness.foreign.is_empty() {
-            // Build products and the user's files: listed, never judged.
-            report.push_str(&format!(
-                "{label}: {} other files, not written by ctkgen (kept):\n",
-                staleness.foreign.len()
-            ));
-            for path in &staleness.foreign {
-                report.push_str(&format!("  {path}\n"));
-            }
-        }
-        if staleness.is_fresh() {
-            report.push_str(&format!("{label}: {} is fresh\n", out.display()));
-        }
-    } else {
+    if !args.check {
         stage(&format!("writing {}", out.display()));
-        let summary = ctkgen::write_tree(&out, &files, Ownership::Manifest { command: &options.command })?;
-        let kept = match summary.kept {
-            0 => String::new(),
-            n => format!(", {n} other files kept"),
-        };
-        report.push_str(&format!(
-            "{label}: {} files in {} ({} written, {} unchanged, {} removed{kept})\n",
-            files.len(),
-            out.display(),
-            summary.written.len(),
-            summary.unchanged,
-            summary.removed.len()
-        ));
+    }
+    let (report, stale_files) = report_tree(&out, &files, &options.command, args.check, &label)?;
+    if keep_models {
+        return Ok(Generated { label, report, stale_files, models });
     }
     if !args.all {
         // One source: the process ends next, and the system reclaims the model and the files'
@@ -225,7 +309,7 @@ fn generate_one(
         std::mem::forget(files);
         std::mem::forget(models);
     }
-    Ok(Generated { label, report, stale_files })
+    Ok(Generated { label, report, stale_files, models: Vec::new() })
 }
 
 /// A progress bar on a terminal, plain lines elsewhere (logs, CI).

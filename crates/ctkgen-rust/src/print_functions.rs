@@ -6,6 +6,7 @@ use quote::quote;
 
 use crate::doc_blocks::DocBlocks;
 use crate::plan::{FunctionPlan, Plan, Unreachable};
+use crate::print_crate::Crate;
 use crate::syntax;
 use crate::types::Position;
 use crate::RustEmitError;
@@ -16,9 +17,10 @@ fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::
     if !text.is_empty() {
         text.push('\n');
     }
-    let library = &plan.library;
+    // Named by its description: the file's name may carry the toolkit's major version.
+    let library = &plan.conventions.library_description;
     text.push_str(&format!(
-        "# Safety\n\nCalls straight into `{library}`: arguments must meet the contract its documentation gives "
+        "# Safety\n\nCalls straight into the {library}: arguments must meet the contract its documentation gives "
     ));
     text.push_str("for this function (valid pointers of the right size, live handles).\n\n");
     text.push_str("# Binding\n\n");
@@ -36,15 +38,15 @@ fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::
     text.push('\n');
     match (f.unreachable, &plan.status) {
         (Unreachable::Status, Some(status)) => text.push_str(&format!(
-            "Returns `{}` when `{library}` lacks this entry point and `{}` when it cannot be loaded (see [`library_status`]).\n",
+            "Returns `{}` when the {library} lacks this entry point and `{}` when it cannot be loaded (see [`library_status`]).\n",
             status.missing_function, status.missing_library
         )),
         (Unreachable::Status, None) => {}
         (Unreachable::Text, _) => text.push_str(&format!(
-            "When `{library}` or this entry point is missing, returns a C string that says so and lives as long as the process (see [`library_status`]).\n"
+            "When the {library} or this entry point is missing, returns a C string that says so and lives as long as the process (see [`library_status`]).\n"
         )),
         (Unreachable::Panic, _) => text.push_str(&format!(
-            "\n# Panics\n\nWhen `{library}` or this entry point is missing (see [`function_available`]).\n"
+            "\n# Panics\n\nWhen the {library} or this entry point is missing (see [`function_available`]).\n"
         )),
     }
     docs.markdown_doc_syntax(&text)
@@ -55,14 +57,14 @@ fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::
 /// ```text
 /// #[doc] #[deprecated]? #[inline]
 /// pub unsafe fn NAME(PARAMS) -> RET {
-///     let resolved = unsafe { FUNCTIONS[SLOT].function::<unsafe extern "C" fn(TYPES) -> RET>() };
+///     let resolved = unsafe { entries::NAME.function::<unsafe extern "C" fn(TYPES) -> RET>() };
 ///     match resolved {
 ///         ::core::result::Result::Ok(function) => unsafe { function(ARGS) },
 ///         ::core::result::Result::Err(missing) => missing.status(),  // or unavailable(..)
 ///     }
 /// }
 /// ```
-pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -> Result<syn::Item, RustEmitError> {
+pub fn function(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Result<syn::Item, RustEmitError> {
     use syntax::{
         arm, binding, call, ident_expr, method_call, path, path_expr, plain_ident, unsafe_block, word_attribute,
     };
@@ -93,14 +95,7 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -
         variadic: None,
         output: output.clone(),
     });
-    let slot = || {
-        syn::Expr::Index(syn::ExprIndex {
-            attrs: Vec::new(),
-            expr: Box::new(ident_expr(plain_ident("FUNCTIONS"))),
-            bracket_token: Default::default(),
-            index: Box::new(syntax::integer(index as i128)),
-        })
-    };
+    let slot = || path_expr(entry_path(f));
     let lookup = method_call(slot(), "function", Some(pointer_type));
     let missing = match f.unreachable {
         Unreachable::Status => method_call(ident_expr(plain_ident("missing")), "status", None),
@@ -108,18 +103,10 @@ pub fn function(plan: &Plan, index: usize, f: &FunctionPlan, docs: &DocBlocks) -
             path_expr(path(false, &["crate", "runtime", "unreachable_text"])),
             [ident_expr(plain_ident("missing"))],
         ),
-        Unreachable::Panic => {
-            let slot_ref = syn::Expr::Reference(syn::ExprReference {
-                attrs: Vec::new(),
-                and_token: Default::default(),
-                mutability: None,
-                expr: Box::new(slot()),
-            });
-            call(
-                path_expr(path(false, &["crate", "runtime", "unavailable"])),
-                [slot_ref, ident_expr(plain_ident("missing"))],
-            )
-        }
+        Unreachable::Panic => call(
+            path_expr(path(false, &["crate", "runtime", "unavailable"])),
+            [syntax::string(&f.function.name), ident_expr(plain_ident("missing"))],
+        ),
     };
     let variant = |name: &str, bound: &str| {
         syn::Pat::TupleStruct(syn::PatTupleStruct {
@@ -186,15 +173,28 @@ fn syntax_type(tokens: TokenStream, context: &str) -> Result<syn::Type, RustEmit
         .map_err(|error| RustEmitError::Syntax { file: "src/lib.rs".into(), message: format!("{context}: {error}") })
 }
 
-/// The entry table: one lazily resolved slot per function, sorted by name. Built as a syntax tree:
+/// `entries::NAME`, the function's entry point.
+fn entry_path(f: &FunctionPlan) -> syn::Path {
+    let segments = [syntax::plain_ident("entries"), f.ident.ident()];
+    syn::Path { leading_colon: None, segments: segments.into_iter().map(syn::PathSegment::from).collect() }
+}
+
+/// The entry points, one lazily resolved `static` per form of each function, and the lookup by
+/// name; built as syntax trees:
 ///
 /// ```text
-/// static FUNCTIONS: [crate::runtime::Entry; N] = [
-///     crate::runtime::Entry::new(c"NAME", c"LOOKUP", c"SYMBOL", VERSION, PER_THREAD), ...
-/// ];
+/// mod entries {
+///     #[cfg(...)]?
+///     pub(super) static NAME: crate::runtime::Entry =
+///         crate::runtime::Entry::new(c"LOOKUP", c"SYMBOL", VERSION, PER_THREAD);
+/// }
+/// fn entry_named(name: &str) -> Option<&'static runtime::Entry> {
+///     match name { #[cfg(...)]? "NAME" => Some(&entries::NAME), _ => None }
+/// }
 /// ```
-pub fn entry_table(plan: &Plan) -> syn::Item {
+pub fn entries(c: &Crate) -> Vec<syn::Item> {
     use syntax::{call, path, path_expr};
+    let all = c.toolkits.all();
     let entry_new = path_expr(path(false, &["crate", "runtime", "Entry", "new"]));
     let some = path_expr(path(true, &["core", "option", "Option", "Some"]));
     let none = path_expr(path(true, &["core", "option", "Option", "None"]));
@@ -202,58 +202,92 @@ pub fn entry_table(plan: &Plan) -> syn::Item {
         Some(v) => call(some.clone(), [syntax::integer(v.into())]),
         None => none.clone(),
     };
-    let entries = plan.functions.iter().map(|f| {
-        let function = f.function;
-        let per_thread = match f.per_thread_symbol {
-            Some(symbol) => {
-                let pair = syn::Expr::Tuple(syn::ExprTuple {
-                    attrs: Vec::new(),
-                    paren_token: Default::default(),
-                    elems: [syntax::c_string(symbol), optional_u32(function.per_thread_first_version)]
-                        .into_iter()
-                        .collect(),
-                });
-                call(some.clone(), [pair])
-            }
-            None => none.clone(),
-        };
-        call(
-            entry_new.clone(),
-            [
-                syntax::c_string(&function.name),
-                syntax::c_string(&function.lookup_name),
-                syntax::c_string(&function.symbol),
-                optional_u32(function.first_version),
-                per_thread,
-            ],
-        )
-    });
-    syn::Item::Static(syn::ItemStatic {
-        attrs: vec![syntax::doc_attribute(
-            " Every function's entry point, resolved on its first call. Sorted by name.".into(),
-        )],
-        vis: syn::Visibility::Inherited,
-        static_token: Default::default(),
-        mutability: syn::StaticMutability::None,
-        ident: syntax::plain_ident("FUNCTIONS"),
-        colon_token: Default::default(),
-        ty: Box::new(syn::Type::Array(syn::TypeArray {
-            bracket_token: Default::default(),
-            elem: Box::new(syn::Type::Path(syn::TypePath {
-                qself: None,
-                path: path(false, &["crate", "runtime", "Entry"]),
-            })),
-            semi_token: Default::default(),
-            len: syntax::integer(plan.functions.len() as i128),
-        })),
-        eq_token: Default::default(),
-        expr: Box::new(syn::Expr::Array(syn::ExprArray {
+    let entry_type =
+        || Box::new(syn::Type::Path(syn::TypePath { qself: None, path: path(false, &["crate", "runtime", "Entry"]) }));
+    let mut statics = Vec::new();
+    let mut arms = Vec::new();
+    for item in &c.merged.functions {
+        for form in &item.forms {
+            let f = &c.plans[form.toolkit].functions[form.index];
+            let function = f.function;
+            let per_thread = match f.per_thread_symbol {
+                Some(symbol) => {
+                    let pair = syn::Expr::Tuple(syn::ExprTuple {
+                        attrs: Vec::new(),
+                        paren_token: Default::default(),
+                        elems: [syntax::c_string(symbol), optional_u32(function.per_thread_first_version)]
+                            .into_iter()
+                            .collect(),
+                    });
+                    call(some.clone(), [pair])
+                }
+                None => none.clone(),
+            };
+            let value = call(
+                entry_new.clone(),
+                [
+                    syntax::c_string(&function.lookup_name),
+                    syntax::c_string(&function.symbol),
+                    optional_u32(function.first_version),
+                    per_thread,
+                ],
+            );
+            statics.push(syn::Item::Static(syn::ItemStatic {
+                attrs: c.toolkits.cfg_attribute(form.set, all).into_iter().collect(),
+                vis: syn::parse_quote!(pub(super)),
+                static_token: Default::default(),
+                mutability: syn::StaticMutability::None,
+                ident: f.ident.ident(),
+                colon_token: Default::default(),
+                ty: entry_type(),
+                eq_token: Default::default(),
+                expr: Box::new(value),
+                semi_token: Default::default(),
+            }));
+        }
+        let first = &item.forms[0];
+        let f = &c.plans[first.toolkit].functions[first.index];
+        let entry = syn::Expr::Reference(syn::ExprReference {
             attrs: Vec::new(),
-            bracket_token: Default::default(),
-            elems: entries.collect(),
-        })),
-        semi_token: Default::default(),
-    })
+            and_token: Default::default(),
+            mutability: None,
+            expr: Box::new(path_expr(entry_path(f))),
+        });
+        let mut arm = syntax::arm(syntax::string_pattern(&f.function.name), call(some.clone(), [entry]));
+        arm.attrs.extend(c.toolkits.cfg_attribute(item.set(), all));
+        arms.push(arm);
+    }
+    let lookup_doc = " The entry point of the function `name`, if the bindings have one.";
+    if arms.is_empty() {
+        return vec![syn::parse_quote! {
+            #[doc = #lookup_doc]
+            fn entry_named(_name: &str) -> ::core::option::Option<&'static runtime::Entry> {
+                ::core::option::Option::None
+            }
+        }];
+    }
+    arms.push(syntax::arm(
+        syn::Pat::Wild(syn::PatWild { attrs: Vec::new(), underscore_token: Default::default() }),
+        none,
+    ));
+    let module: syn::Item = syn::parse_quote! {
+        /// Every function's entry point, resolved on its first call.
+        mod entries {}
+    };
+    let syn::Item::Mod(mut module) = module else { unreachable!("a module was parsed") };
+    if let Some((_, items)) = &mut module.content {
+        *items = statics;
+    }
+    let mut lookup: syn::ItemFn = syn::parse_quote! {
+        #[doc = #lookup_doc]
+        fn entry_named(name: &str) -> ::core::option::Option<&'static runtime::Entry> {
+            match name {}
+        }
+    };
+    if let Some(syn::Stmt::Expr(syn::Expr::Match(matched), _)) = lookup.block.stmts.first_mut() {
+        matched.arms = arms;
+    }
+    vec![syn::Item::Mod(module), syn::Item::Fn(lookup)]
 }
 
 pub fn c_literal(text: &str) -> TokenStream {

@@ -9,8 +9,8 @@ use quote::quote;
 use crate::doc_blocks::DocBlocks;
 use crate::names::Name;
 use crate::plan::{
-    Accessor, BitConversion, ConstantExpr, ConstantPlan, ConstantType, EnumPlan, Member, Plan, RecordPlan, RecordShape,
-    Repr, TypedefPlan,
+    Accessor, BitConversion, ConstantExpr, ConstantPlan, ConstantType, EnumConstantPlan, EnumPlan, Member, Plan,
+    RecordPlan, RecordShape, Repr, TypedefPlan,
 };
 use crate::syntax::{self, Stamp};
 use crate::types::Position;
@@ -21,6 +21,25 @@ use crate::RustEmitError;
 pub enum Built {
     Tokens(TokenStream),
     Syntax(Box<syn::Item>),
+}
+
+impl Built {
+    /// The item under `cfg` (a `#[cfg(...)]` attribute's tokens, or none).
+    pub fn under(self, cfg: &TokenStream) -> Built {
+        if cfg.is_empty() {
+            return self;
+        }
+        match self {
+            Built::Tokens(tokens) => Built::Tokens(quote!(#cfg #tokens)),
+            Built::Syntax(mut item) => {
+                if let Some(attrs) = syntax::item_attributes(&mut item) {
+                    let attribute: syn::Attribute = syn::parse_quote!(#cfg);
+                    attrs.insert(0, attribute);
+                }
+                Built::Syntax(item)
+            }
+        }
+    }
 }
 
 /// An integer literal, negative ones as `-N`.
@@ -195,7 +214,23 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
     quote!(const _: () = { #(#checks)* };)
 }
 
-pub fn enumeration(plan: &Plan, e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps) -> Result<Vec<Built>, RustEmitError> {
+/// What an enum's form holds, each part with the `cfg` it needs inside that form (none where
+/// every toolkit of the form has it).
+pub struct EnumParts<'p> {
+    pub constants: Vec<(&'p EnumConstantPlan, Option<syn::Attribute>)>,
+    /// `name()` arms: value, name.
+    pub names: Vec<(i128, &'p str, Option<syn::Attribute>)>,
+    /// The `Debug` impl's forms: the plan of the enum that decides it (plain or flags).
+    pub debug: Vec<(&'p EnumPlan<'p>, TokenStream)>,
+}
+
+pub fn enumeration(
+    plan: &Plan,
+    e: &EnumPlan,
+    parts: EnumParts,
+    docs: &DocBlocks,
+    stamps: &Stamps,
+) -> Result<Vec<Built>, RustEmitError> {
     let ident = &e.ident;
     let underlying = &e.underlying;
     let doc = docs.optional(&e.doc);
@@ -237,18 +272,37 @@ pub fn enumeration(plan: &Plan, e: &EnumPlan, docs: &DocBlocks, stamps: &Stamps)
         file: "src/lib.rs".into(),
         message: format!("enum `{type_name}`: {error}"),
     })?;
-    let constants = e.constants.iter().map(|c| enum_constant(&c.ident, c.value, docs.optional_syntax(&c.doc)));
+    let constants = parts.constants.into_iter().map(|(c, cfg)| {
+        let mut constant = enum_constant(&c.ident, c.value, docs.optional_syntax(&c.doc));
+        if let (syn::ImplItem::Const(item), Some(cfg)) = (&mut constant, cfg) {
+            item.attrs.insert(0, cfg);
+        }
+        constant
+    });
     members.items.splice(0..0, constants);
     if let Some(syn::ImplItem::Fn(name)) = members.items.last_mut() {
         if let Some(syn::Stmt::Expr(syn::Expr::Match(matched), _)) = name.block.stmts.first_mut() {
             let some = syntax::path_expr(syntax::path(true, &["core", "option", "Option", "Some"]));
-            let arms = e.names.iter().map(|(value, name)| {
-                syntax::arm(syntax::integer_pattern(*value), syntax::call(some.clone(), [syntax::string(name)]))
+            let arms = parts.names.into_iter().map(|(value, name, cfg)| {
+                let mut arm =
+                    syntax::arm(syntax::integer_pattern(value), syntax::call(some.clone(), [syntax::string(name)]));
+                arm.attrs.extend(cfg);
+                arm
             });
             matched.arms.splice(0..0, arms);
         }
     }
     let mut built = vec![Built::Tokens(declaration), Built::Syntax(Box::new(syn::Item::Impl(members)))];
+    for (e, cfg) in parts.debug {
+        built.extend(debug(e, stamps)?.into_iter().map(|item| item.under(&cfg)));
+    }
+    Ok(built)
+}
+
+/// An enum's `Debug` impl, with a flag set's operators.
+fn debug(e: &EnumPlan, stamps: &Stamps) -> Result<Vec<Built>, RustEmitError> {
+    let ident = &e.ident;
+    let mut built = Vec::new();
     let name = ident.ident();
     if e.is_flags {
         let bits = e.flag_bits.iter().map(|(value, name)| {
@@ -431,6 +485,17 @@ pub fn typedef(plan: &Plan, t: &TypedefPlan, docs: &DocBlocks) -> Result<TokenSt
 
 pub fn constant(plan: &Plan, c: &ConstantPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
     let ident = &c.ident;
+    let (ty, value) = constant_parts(plan, c)?;
+    let mut doc = docs.optional(&c.doc);
+    if !doc.is_empty() {
+        doc.extend(quote!(#[doc = ""]));
+    }
+    let source = format!(" C: `#define {} {}`", c.name, c.expr.replace('`', "'"));
+    Ok(quote!(#doc #[doc = #source] pub const #ident: #ty = #value;))
+}
+
+/// A constant's type and value.
+pub fn constant_parts(plan: &Plan, c: &ConstantPlan) -> Result<(TokenStream, TokenStream), RustEmitError> {
     let context = format!("constant `{}`", c.name);
     let ty = match &c.ty {
         ConstantType::Declared(ty) => plan.types.tokens(ty, Position::Field, &context)?,
@@ -476,10 +541,5 @@ pub fn constant(plan: &Plan, c: &ConstantPlan, docs: &DocBlocks) -> Result<Token
             quote!(#lit)
         }
     };
-    let mut doc = docs.optional(&c.doc);
-    if !doc.is_empty() {
-        doc.extend(quote!(#[doc = ""]));
-    }
-    let source = format!(" C: `#define {} {}`", c.name, c.expr.replace('`', "'"));
-    Ok(quote!(#doc #[doc = #source] pub const #ident: #ty = #value;))
+    Ok((ty, value))
 }

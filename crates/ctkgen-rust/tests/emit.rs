@@ -5,7 +5,7 @@ mod support;
 use ctkgen_rust::{emit, RustEmitError, RustOptions};
 
 fn lib_rs(api: &ctkgen_ir::Api) -> String {
-    let files = emit(api, &RustOptions::for_api(api, "cargo xtask generate --lang rust"), support::conventions())
+    let files = emit(api, &RustOptions::with_command("cargo xtask generate --lang rust"), support::conventions())
         .expect("fixture emits");
     files.into_iter().find(|f| f.path == "src/lib.rs").expect("lib.rs").contents
 }
@@ -13,7 +13,7 @@ fn lib_rs(api: &ctkgen_ir::Api) -> String {
 #[test]
 fn emits_the_package_files_deterministically() {
     let api = support::api(128);
-    let options = RustOptions::for_api(&api, "cargo xtask generate --lang rust");
+    let options = RustOptions::with_command("cargo xtask generate --lang rust");
     let first = emit(&api, &options, support::conventions()).unwrap();
     let second = emit(&api, &options, support::conventions()).unwrap();
     assert_eq!(first, second);
@@ -26,7 +26,9 @@ fn emits_the_package_files_deterministically() {
         assert!(!file.contents.contains("/work/"));
     }
     let cargo = &first[0].contents;
-    assert!(cargo.contains("version = \"0.1.0+ctk.13.1.0\""), "{cargo}");
+    // A plain version, as a registry reads it; the toolkit is the feature.
+    assert!(cargo.contains("version = \"0.1.0\""), "{cargo}");
+    assert!(cargo.contains("\n[features]\n# One per CUDA Toolkit release: exactly one must be on.\ncuda-13010 = []\ndefault = [\"cuda-13010\"]\n"), "{cargo}");
     assert!(cargo.contains("libloading = \"=0.8.9\""));
 }
 
@@ -79,7 +81,9 @@ fn enums_are_newtypes_and_flags_get_operators() {
 fn functions_resolve_lazily_by_documented_name() {
     let text = lib_rs(&support::api(128));
     assert!(text.contains("pub unsafe fn cuCtxCreate("));
-    assert!(text.contains("crate::runtime::Entry::new(\n        c\"cuCtxCreate\",\n        c\"cuCtxCreate\",\n        c\"cuCtxCreate_v4\",\n        ::core::option::Option::Some(12050),"), "entry table");
+    assert!(text.contains("pub(super) static cuCtxCreate: crate::runtime::Entry = crate::runtime::Entry::new(\n        c\"cuCtxCreate\",\n        c\"cuCtxCreate_v4\",\n        ::core::option::Option::Some(12050),"), "entry");
+    assert!(text.contains("\"cuCtxCreate\" => ::core::option::Option::Some(&entries::cuCtxCreate),"), "lookup by name");
+    assert!(text.contains("        entries::cuCtxCreate\n            .function::<"), "the wrapper reads its entry");
     assert!(text.contains("c\"cuMemcpyAsync_ptsz\""));
     assert!(text.contains("c\"cuGetProcAddress_v2\""));
     assert!(text.contains("\"CUDA_API_PER_THREAD_DEFAULT_STREAM\""));
@@ -176,7 +180,7 @@ fn each_convention_the_library_lacks_leaves_its_part_out() {
     conventions.per_thread = None;
     conventions.init_function = None;
     conventions.version_macro = None;
-    let files = emit(&api, &RustOptions::for_api(&api, "cargo xtask generate --lang rust"), &conventions).unwrap();
+    let files = emit(&api, &RustOptions::with_command("cargo xtask generate --lang rust"), &conventions).unwrap();
     let file = |path: &str| files.iter().find(|f| f.path == path).unwrap().contents.as_str();
     let lib = file("src/lib.rs");
     // No lookup, though the header declares it: every function is found by its symbol.
@@ -195,6 +199,6 @@ fn each_convention_the_library_lacks_leaves_its_part_out() {
     for path in ["tests/layout.rs", "examples/library_info.rs"] {
         let text = file(path);
         assert!(!text.contains("cuInit(") && !text.contains("per_thread_default_stream"), "{path}:\n{text}");
-        assert!(text.contains("so no function of `libcuda.so.1` is called here."), "{path}:\n{text}");
+        assert!(text.contains("so no function of the CUDA driver is called here."), "{path}:\n{text}");
     }
 }

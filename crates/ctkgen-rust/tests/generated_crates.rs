@@ -27,7 +27,7 @@ fn workspace(crates: &[(String, Api)], extra: &[ExtraFile]) -> tempfile::TempDir
     for (name, api) in crates {
         let options = RustOptions {
             crate_name: Some(name.clone()),
-            ..RustOptions::for_api(api, "ctkgen-rust generated_crates test")
+            ..RustOptions::with_command("ctkgen-rust generated_crates test")
         };
         let files = emit(api, &options, support::conventions()).unwrap_or_else(|e| panic!("{name}: {e}"));
         for file in files {
@@ -170,27 +170,22 @@ fn dependent_api(base: &Api) -> Api {
 
 #[test]
 fn a_dependent_crate_reuses_the_types_its_dependency_defines() {
-    use ctkgen_rust::{emit_with_docs, Dependency};
+    use ctkgen_rust::{emit_crate, Dependency, ToolkitModel};
     let mut base = support::api(128);
     base.provenance.ctk = Some("13.1.0".into());
     let dependent = dependent_api(&base);
     let shared_constant = dependent.constants.iter().find(|c| c.name != "OWN_LIMIT").unwrap().name.clone();
     let dir = tempfile::tempdir().unwrap();
     let base_options =
-        RustOptions { crate_name: Some("base-sys".into()), ..RustOptions::for_api(&base, "generated_crates test") };
-    let dependent_options = RustOptions {
-        crate_name: Some("user-sys".into()),
-        ..RustOptions::for_api(&dependent, "generated_crates test")
-    };
+        RustOptions { crate_name: Some("base-sys".into()), ..RustOptions::with_command("generated_crates test") };
+    let dependent_options =
+        RustOptions { crate_name: Some("user-sys".into()), ..RustOptions::with_command("generated_crates test") };
     let user_conventions = support::library("nvrtc");
-    let parsed = ctkgen_ir::doc::ParsedDocs::unparsed(&user_conventions.doc_aliases);
-    let dependency = Dependency { crate_name: "base-sys", crate_version: &base_options.crate_version, api: &base };
+    let dependency = Dependency { crate_name: "base-sys", crate_version: &base_options.crate_version };
+    let model = ToolkitModel { api: &dependent, parsed: None, dependencies: vec![&base] };
     let outputs = [
         ("base-sys", emit(&base, &base_options, support::conventions()).unwrap()),
-        (
-            "user-sys",
-            emit_with_docs(&dependent, &dependent_options, &user_conventions, &parsed, &[dependency]).unwrap(),
-        ),
+        ("user-sys", emit_crate(&[model], &dependent_options, &user_conventions, &[dependency]).unwrap()),
     ];
     for (name, files) in &outputs {
         for file in files {

@@ -1,7 +1,6 @@
 //! The pass: every decision about the generated crate, taken once over the model. Printers read
 //! a [`Plan`] and never look at the model to decide anything.
 
-use ctkgen_ir::doc::ParsedDocs;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ctkgen_ir::{Api, ConstantValue, Enum, Function, Primitive, Type, Typedef};
@@ -13,6 +12,7 @@ use crate::types::{fixed_int, Position, Scalar, Types};
 
 mod record;
 
+use crate::docs::DocLinks;
 use crate::{Dependency, RustEmitError, RustOptions};
 use ctkgen_ir::shared::SharedDeclarations;
 pub use record::{Accessor, BitConversion, Member, RecordPlan, RecordShape, Repr};
@@ -39,7 +39,7 @@ pub struct Plan<'a> {
     pub enums: Vec<EnumPlan<'a>>,
     pub typedefs: Vec<TypedefPlan>,
     pub constants: Vec<ConstantPlan<'a>>,
-    /// Sorted by name; a function's index is its slot in the generated entry table.
+    /// Sorted by name.
     pub functions: Vec<FunctionPlan<'a>>,
     pub status: Option<StatusPlan>,
     pub proc_address: Option<ProcAddressPlan>,
@@ -53,6 +53,8 @@ pub struct Plan<'a> {
     pub init_function: Option<usize>,
     /// The crates of the libraries this one depends on, with the items they define for it.
     pub dependencies: Vec<DependencyPlan>,
+    /// What the comments may link to: every item of the model, re-exported ones included.
+    pub links: DocLinks,
 }
 
 /// A crate the generated one depends on, and the items of this model it already defines
@@ -194,8 +196,7 @@ impl<'a> Plan<'a> {
         api: &'a Api,
         options: &'a RustOptions,
         conventions: &'a LibraryConventions,
-        parsed: &ParsedDocs,
-        dependencies: &[Dependency],
+        dependencies: &[(Dependency, &Api)],
     ) -> Result<Plan<'a>, RustEmitError> {
         let crate_name = options.crate_name.clone().unwrap_or_else(|| conventions.rust_crate.clone());
         let crate_ident = check_options(&crate_name, options)?;
@@ -227,6 +228,7 @@ impl<'a> Plan<'a> {
             aligned_types: Vec::new(),
             init_function: None,
             dependencies: Vec::new(),
+            links: DocLinks::default(),
         };
         for record in &api.records {
             let planned = plan.plan_record(record)?;
@@ -265,18 +267,18 @@ impl<'a> Plan<'a> {
             .and_then(|init| plan.functions.iter().position(|f| f.function.name == init));
         plan.aligned_types = plan.plan_aligned_types();
         plan.check_names()?;
-        crate::docs::render_all(&mut plan, parsed);
-        // After the docs: a comment may still link to an item it re-exports.
-        for dependency in dependencies {
-            plan.reuse(dependency)?;
+        // Before the re-exports leave the plan: a comment may still link to one.
+        plan.links = DocLinks::new(&plan);
+        for (dependency, dependency_api) in dependencies {
+            plan.reuse(dependency, dependency_api)?;
         }
         Ok(plan)
     }
 
     /// Moves the items `dependency` already defines from this plan into a re-export of them.
-    fn reuse(&mut self, dependency: &Dependency) -> Result<(), RustEmitError> {
+    fn reuse(&mut self, dependency: &Dependency, dependency_api: &Api) -> Result<(), RustEmitError> {
         let crate_ident = check_options(dependency.crate_name, self.options)?;
-        let shared = SharedDeclarations::between(self.api, dependency.api);
+        let shared = SharedDeclarations::between(self.api, dependency_api);
         let api = self.api;
         let mut reexports: Vec<Name> = Vec::new();
         let mut keep = |is_shared: bool, ident: &Name| {
@@ -303,6 +305,7 @@ impl<'a> Plan<'a> {
         });
         Ok(())
     }
+
     fn plan_enum(&self, e: &'a Enum) -> Result<EnumPlan<'a>, RustEmitError> {
         let context = format!("enum `{}`", e.name);
         let enum_ident = rust_ident(&e.name, &context)?;

@@ -15,7 +15,7 @@ pub struct RecordPlan<'a> {
     pub record: &'a Record,
     pub ident: Name,
     pub shape: RecordShape,
-    /// Markdown, as every `doc` of the plan once [`Plan::new`] returns (the raw comment before).
+    /// The raw comment, as every `doc` of the plan; Markdown once `docs::render` has run over it.
     pub doc: Option<String>,
 }
 
