@@ -46,35 +46,22 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
 
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
     let progress = Progress::new(sources.len() as u64);
-    // With --all the Rust crates bind every CTK at once: each source's models are kept for them.
-    let per_source = if args.all { Languages::Cython } else { languages };
-    let keep_models = args.all && languages.rust();
     let outcomes: Vec<Result<Generated>> = pool.install(|| {
-        use rayon::prelude::*;
-        sources
-            .par_iter()
-            .map(|source| {
-                let outcome = if args.all && !languages.cython() {
-                    read_models(ws, source, &libraries, &read)
-                } else {
-                    generate_one(ws, source, &libraries, &args, per_source, &read, keep_models)
-                };
-                progress.finished(outcome.as_ref().map(|g| g.label.as_str()).unwrap_or("failed"));
-                outcome
-            })
-            .collect()
+        if args.all {
+            every_ctk(ws, &sources, &libraries, &args, languages, &read, &progress)
+        } else {
+            sources.iter().map(|source| generate_one(ws, source, &libraries, &args, languages, &read)).collect()
+        }
     });
     progress.done();
 
     let mut stale_files = 0;
     let mut first_error = None;
-    let mut models = Vec::new();
     for outcome in outcomes {
         match outcome {
             Ok(generated) => {
                 stale_files += generated.stale_files;
                 print!("{}", generated.report);
-                models.push(generated.models);
             }
             Err(e) if first_error.is_none() => first_error = Some(e),
             Err(_) => {}
@@ -82,11 +69,6 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     }
     if let Some(e) = first_error {
         return Err(e);
-    }
-    if keep_models {
-        let (report, stale) = pool.install(|| rust_crates(ws, &args, &libraries, &models))?;
-        print!("{report}");
-        stale_files += stale;
     }
     if args.check && stale_files > 0 {
         let plural = if stale_files == 1 { "" } else { "s" };
@@ -122,15 +104,56 @@ fn refresh_command(args: &GenerateArgs) -> String {
     command
 }
 
-/// What one source's generation did.
+/// What one source's generation (or the Rust crates') did.
 struct Generated {
     label: String,
     /// What to print about it.
     report: String,
     /// With --check: how many files differ from what generation would write.
     stale_files: usize,
-    /// The headers and model of each library, when asked to keep them.
-    models: Vec<(ctkgen::HeaderSet, ctkgen::Api)>,
+}
+
+/// Each library's headers and model, for one source.
+type Models = Vec<(ctkgen::HeaderSet, ctkgen::Api)>;
+
+/// `--all`: every CTK's models are read first (in parallel); then each CTK's Python package and
+/// the Rust crates, which bind every CTK at once, are emitted side by side. The outcomes: one
+/// per CTK's package, then the crates'.
+fn every_ctk(
+    ws: &Workspace,
+    sources: &[HeaderSource],
+    libraries: &[ctkgen::Library],
+    args: &GenerateArgs,
+    languages: Languages,
+    read: &ReadOptions,
+    progress: &Progress,
+) -> Vec<Result<Generated>> {
+    use rayon::prelude::*;
+    let read: Vec<Result<Models>> = sources.par_iter().map(|source| read_models(ws, source, libraries, read)).collect();
+    let mut models = Vec::with_capacity(read.len());
+    for outcome in read {
+        match outcome {
+            Ok(read) => models.push(read),
+            Err(e) => return vec![Err(e)],
+        }
+    }
+    let (mut packages, crates) = rayon::join(
+        || {
+            if !languages.cython() {
+                return Vec::new();
+            }
+            (sources.par_iter().zip(&models))
+                .map(|(source, models)| {
+                    let outcome = emit_one(ws, source, libraries, models, args, Languages::Cython);
+                    progress.finished(outcome.as_ref().map(|g| g.label.as_str()).unwrap_or("failed"));
+                    outcome
+                })
+                .collect()
+        },
+        || languages.rust().then(|| rust_crates(ws, args, libraries, &models)),
+    );
+    packages.extend(crates);
+    packages
 }
 
 /// The command named in the Rust crates that bind every CTK: the same whatever else the run
@@ -143,20 +166,19 @@ fn all_command(args: &GenerateArgs) -> String {
     command
 }
 
-/// Reads one source's models and writes nothing (`--all --lang rust`: the crates come after).
+/// Reads one source's models.
 fn read_models(
     ws: &Workspace,
     source: &HeaderSource,
     libraries: &[ctkgen::Library],
     read: &ReadOptions,
-) -> Result<Generated> {
+) -> Result<Models> {
     let mut models = Vec::with_capacity(libraries.len());
     for library in libraries {
         let (headers, api, ()) = read_source_reporting(ws, source, read, library, false, |_| {}, || ())?;
         models.push((headers, api));
     }
-    let label = ctkgen::source_label(&models[0].0);
-    Ok(Generated { label, report: String::new(), stale_files: 0, models })
+    Ok(models)
 }
 
 /// Writes (or with --check compares) each library's one crate for every CTK read, under
@@ -165,8 +187,8 @@ fn rust_crates(
     ws: &Workspace,
     args: &GenerateArgs,
     libraries: &[ctkgen::Library],
-    models: &[Vec<(ctkgen::HeaderSet, ctkgen::Api)>],
-) -> Result<(String, usize)> {
+    models: &[Models],
+) -> Result<Generated> {
     let command = all_command(args);
     let toolkits: Vec<Vec<ctkgen::BoundLibrary>> = models
         .iter()
@@ -181,7 +203,8 @@ fn rust_crates(
     let files = ctkgen::emit_rust_crates(&toolkits, &command).context("generating the Rust crates")?;
     let out = args.out.clone().unwrap_or_else(|| ws.root.join("target").join("ctkgen")).join("rust");
     let label = format!("rust crates ({} CTKs)", models.len());
-    report_tree(&out, &files, &command, args.check, &label)
+    let (report, stale_files) = report_tree(&out, &files, &command, args.check, &label)?;
+    Ok(Generated { label, report, stale_files })
 }
 
 /// Writes `files` to `out` (or with `check` compares them) and says what it did; returns that
@@ -244,21 +267,40 @@ fn generate_one(
     args: &GenerateArgs,
     languages: Languages,
     read: &ReadOptions,
-    keep_models: bool,
 ) -> Result<Generated> {
-    // One source at a time on the screen: say what stage it is in. Many at once have a bar.
-    let stage = |line: &str| {
-        if !args.all {
-            crate::progress(line);
-        }
-    };
-    // With one source nothing is parsed after the last library (libclang's pages go at once).
+    // Nothing is parsed after the last library: libclang's pages go at once.
     let mut models = Vec::with_capacity(libraries.len());
     for (index, library) in libraries.iter().enumerate() {
-        let last = !args.all && index + 1 == libraries.len();
+        let last = index + 1 == libraries.len();
         let (headers, api, ()) = read_source_reporting(ws, source, read, library, last, stage, || ())?;
         models.push((headers, api));
     }
+    let generated = emit_one(ws, source, libraries, &models, args, languages);
+    // One source: the process ends next, and the system reclaims the models' megabytes at once;
+    // freeing them block by block first only costs time.
+    std::mem::forget(models);
+    generated
+}
+
+/// One source at a time on the screen: what stage it is in. Many at once have a bar.
+fn stage(line: &str) {
+    crate::progress(line);
+}
+
+/// Emits (or with --check compares) one source's bindings in `languages`.
+fn emit_one(
+    ws: &Workspace,
+    source: &HeaderSource,
+    libraries: &[ctkgen::Library],
+    models: &Models,
+    args: &GenerateArgs,
+    languages: Languages,
+) -> Result<Generated> {
+    let stage = |line: &str| {
+        if !args.all {
+            stage(line);
+        }
+    };
     let label = ctkgen::source_label(&models[0].0);
     let mut command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
@@ -281,7 +323,7 @@ fn generate_one(
     };
     let bound: Vec<ctkgen::BoundLibrary> = libraries
         .iter()
-        .zip(&models)
+        .zip(models)
         .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
         .collect();
     let emitters = match languages {
@@ -300,16 +342,11 @@ fn generate_one(
         stage(&format!("writing {}", out.display()));
     }
     let (report, stale_files) = report_tree(&out, &files, &options.command, args.check, &label)?;
-    if keep_models {
-        return Ok(Generated { label, report, stale_files, models });
-    }
     if !args.all {
-        // One source: the process ends next, and the system reclaims the model and the files'
-        // megabytes at once; freeing them block by block first only costs time.
+        // See generate_one: the files' megabytes go with the process.
         std::mem::forget(files);
-        std::mem::forget(models);
     }
-    Ok(Generated { label, report, stale_files, models: Vec::new() })
+    Ok(Generated { label, report, stale_files })
 }
 
 /// A progress bar on a terminal, plain lines elsewhere (logs, CI).

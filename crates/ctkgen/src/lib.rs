@@ -9,6 +9,7 @@
 //! single-file writer and the freshness check.
 
 pub mod oracle;
+mod rust;
 pub mod writer;
 
 use std::collections::BTreeSet;
@@ -22,6 +23,7 @@ pub use ctkgen_diff::{diff as abi_diff, AbiDiff};
 pub use ctkgen_headers::{Catalogue, HeaderSet, Release};
 pub use ctkgen_ir::abi::summary as abi_summary;
 pub use ctkgen_ir::{Api, LanguageMode, OutputFile};
+pub use rust::emit_rust_crates;
 pub use writer::{
     check_output_folder, check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, BUILD_FOLDERS,
     MANIFEST,
@@ -602,7 +604,7 @@ pub fn emit(libraries: &[BoundLibrary<'_>], options: &GenerateOptions) -> Result
             let crates: Vec<Vec<OutputFile>> = libraries
                 .par_iter()
                 .zip(&parsed)
-                .map(|(l, parsed)| emit_rust(l, libraries, options, parsed))
+                .map(|(l, parsed)| rust::emit_rust(l, libraries, options, parsed))
                 .collect::<Result<_, PipelineError>>()?;
             Ok::<_, PipelineError>(crates.into_iter().flatten().collect())
         },
@@ -667,91 +669,6 @@ fn emit_cython(
     let parts: Vec<(&Api, &ctkgen_cython::CythonOptions, &ctkgen_ir::doc::ParsedDocs)> =
         libraries.iter().zip(&per_library).zip(parsed).map(|((l, o), p)| (l.api, o, p)).collect();
     Ok(ctkgen_cython::emit_package(&parts)?)
-}
-
-fn emit_rust(
-    library: &BoundLibrary<'_>,
-    bound: &[BoundLibrary<'_>],
-    options: &GenerateOptions,
-    parsed: &ctkgen_ir::doc::ParsedDocs,
-) -> Result<Vec<OutputFile>, PipelineError> {
-    let rust = ctkgen_rust::RustOptions::with_command(options.command.clone());
-    let (dependencies, apis) = rust_dependencies(library, bound, &rust)?;
-    let model = ctkgen_rust::ToolkitModel { api: library.api, parsed: Some(parsed), dependencies: apis };
-    let conventions = &library.library.conventions;
-    rust_files(ctkgen_rust::emit_crate(&[model], &rust, conventions, &dependencies)?, &conventions.rust_crate)
-}
-
-/// The crates `library` is built on, and the models of them bound with it.
-fn rust_dependencies<'a>(
-    library: &BoundLibrary<'a>,
-    bound: &[BoundLibrary<'a>],
-    rust: &'a ctkgen_rust::RustOptions,
-) -> Result<(Vec<ctkgen_rust::Dependency<'a>>, Vec<&'a Api>), PipelineError> {
-    let mut dependencies = Vec::new();
-    let mut apis = Vec::new();
-    for name in &library.library.conventions.depends_on {
-        let dependency = bound.iter().find(|b| &b.library.name == name).ok_or_else(|| {
-            PipelineError::UnboundDependency { library: library.library.name.clone(), dependency: name.clone() }
-        })?;
-        // Both crates come from one generation: the same version.
-        dependencies.push(ctkgen_rust::Dependency {
-            crate_name: &dependency.library.conventions.rust_crate,
-            crate_version: &rust.crate_version,
-        });
-        apis.push(dependency.api);
-    }
-    Ok((dependencies, apis))
-}
-
-/// A crate's files under `rust/<folder>/`.
-fn rust_files(files: Vec<OutputFile>, folder: &str) -> Result<Vec<OutputFile>, PipelineError> {
-    Ok(files
-        .into_iter()
-        .map(|f| OutputFile { path: format!("rust/{folder}/{}", f.path), contents: f.contents })
-        .collect())
-}
-
-/// One Rust crate per library for the toolkits of `toolkits` (each the libraries bound for one
-/// toolkit, all of them the same libraries in the same order), a cargo feature per toolkit:
-/// the files of `<crate>/`, one folder per crate, and the `Cargo.toml` of their workspace.
-pub fn emit_rust_crates(toolkits: &[Vec<BoundLibrary<'_>>], command: &str) -> Result<Vec<OutputFile>, PipelineError> {
-    use rayon::prelude::*;
-    let Some(first) = toolkits.first() else { return Ok(Vec::new()) };
-    let rust = ctkgen_rust::RustOptions::with_command(command);
-    let crates: Vec<Result<Vec<OutputFile>, PipelineError>> = (0..first.len())
-        .into_par_iter()
-        .map(|index| {
-            let library = first[index].library;
-            let mut models = Vec::with_capacity(toolkits.len());
-            let mut dependencies = Vec::new();
-            for bound in toolkits {
-                let this = bound.iter().find(|b| b.library.name == library.name).ok_or_else(|| {
-                    PipelineError::ToolkitLacksLibrary {
-                        library: library.name.clone(),
-                        toolkit: bound.first().map(|b| source_label(b.headers)).unwrap_or_default(),
-                    }
-                })?;
-                let (crates, apis) = rust_dependencies(this, bound, &rust)?;
-                dependencies = crates;
-                models.push(ctkgen_rust::ToolkitModel { api: this.api, parsed: None, dependencies: apis });
-            }
-            let conventions = &library.conventions;
-            let files = ctkgen_rust::emit_crate(&models, &rust, conventions, &dependencies)?;
-            Ok(files
-                .into_iter()
-                .map(|f| OutputFile { path: format!("{}/{}", conventions.rust_crate, f.path), contents: f.contents })
-                .collect())
-        })
-        .collect();
-    let mut files = Vec::new();
-    for crate_files in crates {
-        files.extend(crate_files?);
-    }
-    let members: Vec<&str> = first.iter().map(|b| b.library.conventions.rust_crate.as_str()).collect();
-    files.push(ctkgen_rust::workspace_manifest(&members, command));
-    files.sort();
-    Ok(files)
 }
 
 #[cfg(test)]
