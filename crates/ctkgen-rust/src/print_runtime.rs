@@ -68,7 +68,7 @@ pub fn runtime(c: &Crate, docs: &DocBlocks) -> Result<TokenStream, RustEmitError
     };
     let inside = merged(|p| &p.inside)?;
     let outside = merged(|p| &p.outside)?;
-    // Without functions the entry table is empty and nothing builds an entry.
+    // Without functions nothing builds an entry, and much of the runtime goes unused.
     let without = c.plans.iter().enumerate().filter(|(_, p)| p.functions.is_empty());
     let without = without.fold(Features::default(), |set, (i, _)| set.with(Features::one(i)));
     let no_functions = if without.is_empty() {
