@@ -77,5 +77,19 @@ if [ "${FAMILY:-1}" = 1 ] && [ -d "$BUNDLE/pkgs/as-cuda-bindings" ]; then
         done
     } >"$RESULTS/family_program.md" 2>&1
     cat "$RESULTS/family_program.md"
+    # Size of the compiled modules (no debug information by default) beside the installed package's.
+    official_dir=$(python3 -c 'import cuda.bindings, os; print(os.path.dirname(cuda.bindings.__file__))' 2>/dev/null)
+    {
+        echo "extension modules: ours $(find "$cb/cuda/bindings" -name '*.so' | wc -l) files, $(find "$cb/cuda/bindings" -name '*.so' -print0 | du -cb --files0-from=- | tail -1 | cut -f1) bytes;"
+        echo "official $(find "$official_dir" -name '*.so' | wc -l) files, $(find "$official_dir" -name '*.so' -print0 | du -cb --files0-from=- | tail -1 | cut -f1) bytes ($official_dir)"
+    } | tee "$RESULTS/module_sizes.txt"
+    # Import time of every public module of ours against the same modules of the installed package,
+    # each as pip leaves it: its Python modules compiled to bytecode (pip install does that; an
+    # in-place build does not, and the host may forbid writing bytecode on import).
+    python3 -m compileall -q "$cb/cuda/bindings" >/dev/null || failed=1
+    modules=$(cd "$cb/cuda/bindings" && ls -- *.py | grep -v '^_' | sed 's/\.py$//' | paste -sd, -)
+    python3 "$ROOT/tests/bench/import_time.py" --ours "$cb" --modules "$modules" --rounds "${IMPORT_ROUNDS:-15}" \
+        --json "$RESULTS/import_time.json" | tee "$RESULTS/import_time.md" || failed=1
 fi
+if [ "${CLIENTS:-1}" = 1 ]; then BUILT=${cb:-} RESULTS=$RESULTS bash "$BUNDLE/clients/clients.sh" || failed=1; fi  # cuda.core, numba-cuda
 exit "$failed"

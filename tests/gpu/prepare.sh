@@ -73,6 +73,7 @@ with tempfile.TemporaryDirectory() as tmp:
 PY
 printf 'CTK_13=%s\nCTK_12=%s\nFEATURE_13=%s\nFEATURE_12=%s\n' "$CTK_13" "$CTK_12" \
     "$(feature_of "$CTK_13")" "$(feature_of "$CTK_12")" >"$BUNDLE/MANIFEST"
+bash tests/gpu/prepare_clients.sh "$BUNDLE"  # cuda.core and numba-cuda on ours: clients.sh, its programs, wheels
 
 size=$(du -sb "$BUNDLE" | cut -f1)
 if [ "$size" -ge "$LIMIT_BYTES" ]; then

@@ -102,10 +102,11 @@ def fake_library(folder, ir_path, soname):
 
 
 def tree_digest(root):
+    # The stubs too: test_parity reads the built package's own stubs against its modules.
     digest = hashlib.sha256()
     for dirpath, _, files in sorted(os.walk(root)):
         for name in sorted(files):
-            if name.endswith((".py", ".pyx", ".pxd", ".h", ".toml")):
+            if name.endswith((".py", ".pyi", ".pyx", ".pxd", ".h", ".toml")):
                 path = os.path.join(dirpath, name)
                 digest.update(os.path.relpath(path, root).encode())
                 with open(path, "rb") as f:
@@ -318,6 +319,49 @@ def wheel_library(name, version, stem):
                if os.path.basename(p).count(".") == 2]
     assert len(library) == 1, library
     return site, library[0]
+
+
+def wheel_shared_libraries(name, version):
+    """A folder laid out as site-packages with the shared libraries of wheel `name==version`
+    unpacked in it, where the wheel puts them (downloaded once into the cache)."""
+    site = os.path.join(CACHE, "wheel-libraries", f"{name}-{version}")
+    done = os.path.join(site, ".shared-libraries")
+    if not os.path.exists(done):
+        download = site + ".download"
+        os.makedirs(download, exist_ok=True)
+        if not glob.glob(os.path.join(download, "*.whl")):
+            run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--dest", download,
+                 "--platform", "manylinux2014_x86_64", f"{name}=={version}"])
+        wheel = glob.glob(os.path.join(download, "*.whl"))[0]
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(site, [m for m in archive.namelist() if re.search(r"/lib[^/]*\.so(\.[0-9]+)*$", m)])
+        open(done, "w").close()
+    return site
+
+
+def catalogued_library_wheel(ctk, header):
+    """(package, version) of the wheel that carries `header` in the newest release of `ctk` (a
+    major.minor), as the catalogue pins it; None when the release does not ship it."""
+    with open(os.path.join(REPO, "headers", "ctk.toml"), "rb") as f:
+        releases = tomllib.load(f)["release"]
+    minor = [r for r in releases if r["ctk"].startswith(ctk + ".")]
+    assert minor, f"no release {ctk} in the catalogue"
+    newest = max(minor, key=lambda r: [int(p) for p in r["ctk"].split(".")])
+    for companion in newest.get("companion", []):
+        if header in companion["headers"]:
+            return companion["package"], companion["wheel_version"]
+    return None
+
+
+def described_libraries():
+    """{description name: its conventions (the TOML as read)} of every library."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml"))):
+        stem = os.path.basename(path)[: -len(".toml")]
+        if "." not in stem:
+            with open(path, "rb") as f:
+                out[stem] = tomllib.load(f)
+    return out
 
 
 def compatible_modules(with_package_modules=True):

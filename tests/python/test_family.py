@@ -264,3 +264,30 @@ def test_record_helpers_make_what_the_official_ones_make(package):
                 assert entry["ours"] == entry["official"], name
                 compared += 1
         assert compared >= len(helpers) - 1, out
+
+
+MAJOR_CHECK_PROBE = r'''
+import json, warnings
+from ctkgen_cuda import driver, utils
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    utils.warn_if_cuda_major_version_mismatch()
+    utils.warn_if_cuda_major_version_mismatch()
+err, version = driver.cuDriverGetVersion()
+print(json.dumps({"warnings": [(w.category.__name__, str(w.message)) for w in caught],
+                  "driver": [int(err), version], "ours": driver.CUDA_VERSION}))
+'''
+
+
+def test_the_major_version_check_warns_once_and_is_silenced_by_its_variable(package, fake_libcuda):
+    """The fake driver reports version 0, an older major than any package's: the first call warns
+    (UserWarning, naming the switch), the second does nothing; the switch silences it; `0` does not."""
+    ctk, path = package
+    env = {"CTKGEN_LIBCUDA": fake_libcuda}
+    warned = probe(path, MAJOR_CHECK_PROBE, env)
+    assert warned["driver"] == [0, 0] and warned["ours"] // 1000 == int(ctk.split(".")[0])
+    assert [w[0] for w in warned["warnings"]] == ["UserWarning"], warned
+    assert "CUDA_PYTHON_DISABLE_MAJOR_VERSION_WARNING=1" in warned["warnings"][0][1]
+    for value, expected in (("1", 0), ("yes", 0), ("0", 1), ("", 1)):
+        out = probe(path, MAJOR_CHECK_PROBE, dict(env, CUDA_PYTHON_DISABLE_MAJOR_VERSION_WARNING=value))
+        assert len(out["warnings"]) == expected, (value, out)

@@ -6,6 +6,8 @@ metadata is what is judged here, and the suite builds every module elsewhere.) T
 import email
 import glob
 import os
+import shutil
+import struct
 import sys
 import zipfile
 
@@ -31,3 +33,30 @@ def test_wheel_names_the_ctk_and_passes_twine_check(ctk13, tmp_path):
     assert metadata.get_all("Project-URL") is None
     assert metadata["Description-Content-Type"] == "text/markdown"
     assert f"CTK {version}" in metadata.get_payload()
+    # No debug information unless asked for (the interpreter's -g would otherwise add it).
+    assert not debug_sections(extension_of(wheel)), "a default build carries no debug information"
+    env["CTKGEN_DEBUG_INFO"] = "1"
+    shutil.rmtree(os.path.join(src, "build"))  # else the first build's objects are reused
+    debug = tmp_path / "debug"
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(debug), src], env=env)
+    (asked,) = glob.glob(str(debug / "*.whl"))
+    assert ".debug_info" in debug_sections(extension_of(asked)), "CTKGEN_DEBUG_INFO=1 keeps it"
+
+
+def extension_of(wheel):
+    """The bytes of the one extension module in `wheel`."""
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".so")]
+        return archive.read(name)
+
+
+def debug_sections(elf):
+    """Names of the `.debug_*` sections of a 64-bit little-endian ELF file."""
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    entsize, count, names_index = struct.unpack_from("<HHH", elf, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", elf, shoff + i * entsize) for i in range(count)]
+    names_offset = headers[names_index][4]
+    def name(header):
+        start = names_offset + header[0]
+        return elf[start:elf.index(b"\0", start)].decode()
+    return [name(h) for h in headers if name(h).startswith(".debug")]

@@ -113,8 +113,21 @@ struct Generated {
     stale_files: usize,
 }
 
-/// Each library's headers and model, for one source.
-type Models = Vec<(ctkgen::HeaderSet, ctkgen::Api)>;
+/// What one source has of the chosen libraries: those it ships, each with its headers and
+/// model, and those it does not (the catalogue lists their header for other releases only).
+struct Models {
+    libraries: Vec<ctkgen::Library>,
+    models: Vec<(ctkgen::HeaderSet, ctkgen::Api)>,
+    skipped: Vec<ctkgen::Library>,
+}
+
+impl Models {
+    fn bound(&self) -> Vec<ctkgen::BoundLibrary<'_>> {
+        (self.libraries.iter().zip(&self.models))
+            .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
+            .collect()
+    }
+}
 
 /// `--all`: every CTK's models are read first (in parallel); then each CTK's Python package and
 /// the Rust crates, which bind every CTK at once, are emitted side by side. The outcomes: one
@@ -129,7 +142,8 @@ fn every_ctk(
     progress: &Progress,
 ) -> Vec<Result<Generated>> {
     use rayon::prelude::*;
-    let read: Vec<Result<Models>> = sources.par_iter().map(|source| read_models(ws, source, libraries, read)).collect();
+    let read: Vec<Result<Models>> =
+        sources.par_iter().map(|source| read_models(ws, source, libraries, read, false)).collect();
     let mut models = Vec::with_capacity(read.len());
     for outcome in read {
         match outcome {
@@ -144,13 +158,13 @@ fn every_ctk(
             }
             (sources.par_iter().zip(&models))
                 .map(|(source, models)| {
-                    let outcome = emit_one(ws, source, libraries, models, args, Languages::Cython);
+                    let outcome = emit_one(ws, source, models, args, Languages::Cython);
                     progress.finished(outcome.as_ref().map(|g| g.label.as_str()).unwrap_or("failed"));
                     outcome
                 })
                 .collect()
         },
-        || languages.rust().then(|| rust_crates(ws, args, libraries, &models)),
+        || languages.rust().then(|| rust_crates(ws, args, &models)),
     );
     packages.extend(crates);
     packages
@@ -166,40 +180,44 @@ fn all_command(args: &GenerateArgs) -> String {
     command
 }
 
-/// Reads one source's models.
+/// Reads one source's models of the chosen libraries it ships (a release that does not ship one
+/// is generated without it, and the report says so); each library is asked in turn, so a
+/// source's first problem is the one reported. With `alone`, the process parses nothing after
+/// this source: libclang's pages go as soon as the last library is read, and stages are told.
 fn read_models(
     ws: &Workspace,
     source: &HeaderSource,
     libraries: &[ctkgen::Library],
     read: &ReadOptions,
+    alone: bool,
 ) -> Result<Models> {
-    let mut models = Vec::with_capacity(libraries.len());
-    for library in libraries {
-        let (headers, api, ()) = read_source_reporting(ws, source, read, library, false, |_| {}, || ())?;
-        models.push((headers, api));
+    let mut found = Models { libraries: Vec::new(), models: Vec::new(), skipped: Vec::new() };
+    for (index, library) in libraries.iter().enumerate() {
+        if !ctkgen::source_has_library(ws, source, library)? {
+            found.skipped.push(library.clone());
+            continue;
+        }
+        let last = alone && index + 1 == libraries.len();
+        let report = |line: &str| {
+            if alone {
+                stage(line);
+            }
+        };
+        let (headers, api, ()) = read_source_reporting(ws, source, read, library, last, report, || ())?;
+        found.models.push((headers, api));
+        found.libraries.push(library.clone());
     }
-    Ok(models)
+    if found.models.is_empty() {
+        bail!("none of the chosen libraries is in this release");
+    }
+    Ok(found)
 }
 
 /// Writes (or with --check compares) each library's one crate for every CTK read, under
 /// `<out>/rust/`; returns the report and, with --check, how many files are stale.
-fn rust_crates(
-    ws: &Workspace,
-    args: &GenerateArgs,
-    libraries: &[ctkgen::Library],
-    models: &[Models],
-) -> Result<Generated> {
+fn rust_crates(ws: &Workspace, args: &GenerateArgs, models: &[Models]) -> Result<Generated> {
     let command = all_command(args);
-    let toolkits: Vec<Vec<ctkgen::BoundLibrary>> = models
-        .iter()
-        .map(|source| {
-            libraries
-                .iter()
-                .zip(source)
-                .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
-                .collect()
-        })
-        .collect();
+    let toolkits: Vec<Vec<ctkgen::BoundLibrary>> = models.iter().map(Models::bound).collect();
     let files = ctkgen::emit_rust_crates(&toolkits, &command).context("generating the Rust crates")?;
     let out = args.out.clone().unwrap_or_else(|| ws.root.join("target").join("ctkgen")).join("rust");
     let label = format!("rust crates ({} CTKs)", models.len());
@@ -268,14 +286,8 @@ fn generate_one(
     languages: Languages,
     read: &ReadOptions,
 ) -> Result<Generated> {
-    // Nothing is parsed after the last library: libclang's pages go at once.
-    let mut models = Vec::with_capacity(libraries.len());
-    for (index, library) in libraries.iter().enumerate() {
-        let last = index + 1 == libraries.len();
-        let (headers, api, ()) = read_source_reporting(ws, source, read, library, last, stage, || ())?;
-        models.push((headers, api));
-    }
-    let generated = emit_one(ws, source, libraries, &models, args, languages);
+    let models = read_models(ws, source, libraries, read, true)?;
+    let generated = emit_one(ws, source, &models, args, languages);
     // One source: the process ends next, and the system reclaims the models' megabytes at once;
     // freeing them block by block first only costs time.
     std::mem::forget(models);
@@ -291,7 +303,6 @@ fn stage(line: &str) {
 fn emit_one(
     ws: &Workspace,
     source: &HeaderSource,
-    libraries: &[ctkgen::Library],
     models: &Models,
     args: &GenerateArgs,
     languages: Languages,
@@ -301,7 +312,7 @@ fn emit_one(
             stage(line);
         }
     };
-    let label = ctkgen::source_label(&models[0].0);
+    let label = ctkgen::source_label(&models.models[0].0);
     let mut command = match source {
         HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
         HeaderSource::Header(p) => {
@@ -321,11 +332,7 @@ fn emit_one(
         command,
         package: ws.package()?,
     };
-    let bound: Vec<ctkgen::BoundLibrary> = libraries
-        .iter()
-        .zip(models)
-        .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
-        .collect();
+    let bound = models.bound();
     let emitters = match languages {
         Languages::All => "cython and rust",
         Languages::Cython => "cython",
@@ -341,7 +348,15 @@ fn emit_one(
     if !args.check {
         stage(&format!("writing {}", out.display()));
     }
-    let (report, stale_files) = report_tree(&out, &files, &options.command, args.check, &label)?;
+    let mut report = String::new();
+    for library in &models.skipped {
+        report.push_str(&format!(
+            "{label}: no {} in this release (the catalogue lists it for others): {} skipped\n",
+            library.conventions.header, library.name
+        ));
+    }
+    let (written, stale_files) = report_tree(&out, &files, &options.command, args.check, &label)?;
+    report.push_str(&written);
     if !args.all {
         // See generate_one: the files' megabytes go with the process.
         std::mem::forget(files);

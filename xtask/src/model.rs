@@ -109,8 +109,15 @@ pub fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
     use rayon::prelude::*;
     let releases: Vec<String> = ws.catalogue()?.newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect();
     let libraries = ws.libraries()?;
-    let jobs: Vec<(&String, &Library)> =
-        releases.iter().flat_map(|ctk| libraries.iter().map(move |library| (ctk, library))).collect();
+    // A library a release does not ship has no summary for it.
+    let mut jobs: Vec<(&String, &Library)> = Vec::new();
+    for ctk in &releases {
+        for library in &libraries {
+            if ctkgen::source_has_library(ws, &HeaderSource::Ctk(ctk.clone()), library)? {
+                jobs.push((ctk, library));
+            }
+        }
+    }
     let files: Vec<OutputFile> = jobs
         .par_iter()
         .map(|&(ctk, library)| -> Result<OutputFile> {

@@ -19,22 +19,26 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
         Some(query) => Some(catalogue.resolve(&query)?.ctk.clone()),
         None => None,
     };
-    let libraries = ws.libraries()?;
-    let read: Vec<Vec<(ctkgen::HeaderSet, ctkgen::Api)>> = releases
+    let all_libraries = ws.libraries()?;
+    // Per release, the libraries it ships (see `source_has_library`) and their models.
+    let read: Vec<Vec<(ctkgen::Library, ctkgen::HeaderSet, ctkgen::Api)>> = releases
         .par_iter()
         .map(|ctk| {
             let source = HeaderSource::Ctk(ctk.clone());
-            libraries.iter().map(|library| read_source(ws, &source, &ReadOptions::default(), library)).collect()
+            let mut models = Vec::new();
+            for library in &all_libraries {
+                if ctkgen::source_has_library(ws, &source, library)? {
+                    let (headers, api) = read_source(ws, &source, &ReadOptions::default(), library)?;
+                    models.push((library.clone(), headers, api));
+                }
+            }
+            Ok(models)
         })
         .collect::<Result<_>>()?;
     let bound: Vec<Vec<ctkgen::BoundLibrary>> = read
         .iter()
         .map(|models| {
-            libraries
-                .iter()
-                .zip(models)
-                .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
-                .collect()
+            (models.iter()).map(|(library, headers, api)| ctkgen::BoundLibrary { library, headers, api }).collect()
         })
         .collect();
     let command = "cargo xtask generate --all";
@@ -45,11 +49,12 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
     let target_dir = ws.root.join("target").join("ctkgen").join("rust-crates-target");
     let mut failed = Vec::new();
     let mut built = 0;
-    for ctk in releases.iter().filter(|ctk| chosen.as_ref().is_none_or(|c| c == *ctk)) {
+    for (ctk, models) in releases.iter().zip(&read).filter(|(ctk, _)| chosen.as_ref().is_none_or(|c| c == *ctk)) {
         let mut numbers = ctk.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
         let feature = format!("cuda-{}", numbers.next().unwrap_or(0) * 1000 + numbers.next().unwrap_or(0) * 10);
+        // The crates of the libraries this release ships have its feature.
         let features: Vec<String> =
-            libraries.iter().map(|l| format!("{}/{feature}", l.conventions.rust_crate)).collect();
+            models.iter().map(|(l, _, _)| format!("{}/{feature}", l.conventions.rust_crate)).collect();
         let features = features.join(",");
         built += 1;
         let clippy =

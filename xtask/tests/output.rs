@@ -299,7 +299,7 @@ fn committed_abi_summaries_are_fresh() {
 
 /// The crates of every CTK package for release: each with the metadata a registry asks for, a
 /// plain version, a feature per CTK and the toolkits in its metadata; `cargo package --workspace`
-/// packs and verifies all three (the runtime's crate against the driver's as packed, through
+/// packs and verifies them all (the runtime's crate against the driver's as packed, through
 /// cargo's temporary registry), each built with its newest feature. The README's Rust example
 /// then builds, as written, in a crate of its own that depends on the driver's crate as the
 /// README says, choosing its feature.
@@ -308,9 +308,17 @@ fn generated_crates_package_for_release() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     ok(&root(), &["generate", "--all", "--lang", "rust", "--out", out.to_str().unwrap()]);
-    let crates = ["cuda-driver-sys", "cuda-nvrtc-sys", "cuda-runtime-sys"];
+    // A crate per described library, each its folder.
+    let mut crates: Vec<String> = std::fs::read_dir(out.join("rust"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    crates.sort();
+    assert!(crates.len() >= 3 && crates.iter().all(|c| c.ends_with("-sys")), "{crates:?}");
     let mut newest = String::new();
-    for name in crates {
+    for name in &crates {
         let manifest = std::fs::read_to_string(out.join("rust").join(name).join("Cargo.toml")).unwrap();
         for field in ["license = ", "description = ", "readme = \"README.md\"", "\nversion = \"0.1.0\"\n"] {
             assert!(manifest.contains(field), "{name}: Cargo.toml lacks {field}:\n{manifest}");
@@ -356,7 +364,8 @@ fn generated_crates_package_for_release() {
         .filter(|n| n.ends_with(".crate"))
         .collect();
     packed.sort();
-    assert_eq!(packed, crates.map(|name| format!("{name}-0.1.0.crate")), "plain versions");
+    let expected: Vec<String> = crates.iter().map(|name| format!("{name}-0.1.0.crate")).collect();
+    assert_eq!(packed, expected, "plain versions");
 
     // The README's Rust example, verbatim: its `[dependencies]` in a crate of its own, whose
     // relative path is made to lead to this output, and its program as that crate's main.rs.

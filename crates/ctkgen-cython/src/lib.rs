@@ -7,6 +7,7 @@
 //! the IR or from its [`LibraryConventions`]. [`emit`] is pure: it returns the files and writes
 //! nothing.
 
+pub mod abi;
 pub mod aliases;
 pub mod model;
 pub mod names;
@@ -100,6 +101,8 @@ pub enum CythonEmitError {
     ParameterNames(String),
     #[error("record helper {0}")]
     RecordHelper(String),
+    #[error("raise convention: {0}")]
+    Raise(String),
     #[error("parameters with no input/output classification (add them to the library's cython-params overrides): {}", .0.join(", "))]
     UnclassifiedParams(Vec<String>),
     #[error("template {name} failed to render")]
@@ -131,6 +134,8 @@ pub fn environment() -> Environment<'static> {
     env.set_lstrip_blocks(true);
     env.set_keep_trailing_newline(true);
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    // A Python string literal of any text (docstrings as values).
+    env.add_filter("py_string", |text: String| names::py_string(&text));
     for (name, source) in TEMPLATES {
         env.add_template(name, source).expect("embedded template parses");
     }
@@ -291,25 +296,55 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         let pkg = package_dir(&model.package);
         let base = minijinja::Value::from_serialize(&model);
         let names = &model.names;
-        // The library's own files, named after its module.
-        for (file, template) in [
+        // The library's own files, named after its module: the C declarations and the loader,
+        // then the Python module of its convention.
+        let mut own = vec![
             (format!("{}.pxd", names.cython), "cylib.pxd.j2"),
             (format!("{}.pyx", names.cython), "cylib.pyx.j2"),
-            (format!("{}.py", names.python), "module.py.j2"),
-            (format!("{}.pyi", names.python), "module.pyi.j2"),
             (names.types_header.clone(), "ctkgen_types.h.j2"),
             (names.layout_header.clone(), "ctkgen_layout_check.h.j2"),
-            (format!("{}.pxd", names.types), "_types.pxd.j2"),
-            (format!("{}.pyx", names.types), "_types.pyx.j2"),
             (format!("{}.py", names.enums), "_enums.py.j2"),
-        ] {
+        ];
+        if let Some(internal) = &model.internal {
+            // In the package's folder of private modules, which the package description names.
+            let private = options.package.private.as_ref().ok_or_else(|| {
+                CythonEmitError::Raise(format!(
+                    "module `{}` asks for a loader module, but the package description names no private package",
+                    names.python
+                ))
+            })?;
+            own.push((format!("{}/{}.py", private.internal_package, internal.module), "_internal.py.j2"));
+        }
+        if model.raise_api.is_some() {
+            own.extend([
+                (format!("{}.py", names.python), "raise_module.py.j2"),
+                (format!("{}.pyi", names.python), "raise_module.pyi.j2"),
+            ]);
+        } else {
+            own.extend([
+                (format!("{}.py", names.python), "module.py.j2"),
+                (format!("{}.pyi", names.python), "module.pyi.j2"),
+                (format!("{}.pxd", names.types), "_types.pxd.j2"),
+                (format!("{}.pyx", names.types), "_types.pyx.j2"),
+            ]);
+        }
+        for (file, template) in own {
             jobs.push((format!("{pkg}/{file}"), template, base.clone()));
         }
-        for (chunk, ctx) in chunk_contexts(&base, "records", &model.record_modules) {
-            jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_records.pyx.j2", ctx));
-        }
-        for (chunk, ctx) in chunk_contexts(&base, "functions", &model.function_modules) {
-            jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_functions.pyx.j2", ctx));
+        if model.raise_api.is_some() {
+            let raise_base = base.get_attr("raise_api").unwrap_or_default();
+            for (chunk, ctx) in chunk_contexts(&raise_base, "functions", &model.raise_modules) {
+                // The chunk's items are the raise view's; the model is the whole library's.
+                let ctx = minijinja::context! { m => base.clone(), chunk => ctx.get_attr("chunk").unwrap_or_default() };
+                jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_raise_functions.pyx.j2", ctx));
+            }
+        } else {
+            for (chunk, ctx) in chunk_contexts(&base, "records", &model.record_modules) {
+                jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_records.pyx.j2", ctx));
+            }
+            for (chunk, ctx) in chunk_contexts(&base, "functions", &model.function_modules) {
+                jobs.push((format!("{pkg}/{}.pyx", chunk.module), "_functions.pyx.j2", ctx));
+            }
         }
         extension_modules.extend(model.extension_modules.iter().cloned());
         summaries.push(LibrarySummary {
@@ -347,6 +382,20 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         let ctx = minijinja::context! { utils => utils, isa_releases => isa_releases, ..package_ctx.clone() };
         for (extension, template) in [("py", "utils.py.j2"), ("pyi", "utils.pyi.j2")] {
             jobs.push((format!("{pkg}/{}.{extension}", utils.module), template, ctx.clone()));
+        }
+    }
+    if let Some(private) = libraries.first().and_then(|(_, options, _)| options.package.private.as_ref()) {
+        let version = first.get_attr("package_version").map(|v| v.to_string()).unwrap_or_default();
+        let version_tuple = version.split('.').map(|p| p.parse::<u64>().unwrap_or(0).to_string()).collect::<Vec<_>>();
+        let ctx = minijinja::context! { private => private, version_tuple => version_tuple.join(", "), ..package_ctx.clone() };
+        let internal = &private.internal_package;
+        for (file, template) in [
+            (format!("{}.py", private.version_module), "_version.py.j2"),
+            (format!("{internal}/__init__.py"), "_internal_init.py.j2"),
+            (format!("{internal}/{}.py", private.errors_module), "_internal_errors.py.j2"),
+            (format!("{internal}/{}.py", private.enum_module), "_internal_enum.py.j2"),
+        ] {
+            jobs.push((format!("{pkg}/{file}"), template, ctx.clone()));
         }
     }
     for (path, template) in [

@@ -151,6 +151,26 @@ pub fn docstring(text: &str) -> String {
 }
 
 /// Text made safe for the inside of a `"` C or Python string literal.
+/// A Python `str` literal of `text`, quotes included; characters beyond ASCII as `\u`/`\U` escapes.
+pub fn py_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) > 0xffff => out.push_str(&format!("\\U{:08x}", c as u32)),
+            c if (c as u32) > 0x7f => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 pub fn string_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -168,6 +188,12 @@ pub fn string_literal(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn python_string_literals_escape_beyond_ascii() {
+        assert_eq!(py_string("a \"b\"\\\n\u{2264} \u{1F600}"), "\"a \\\"b\\\"\\\\\\n\\u2264 \\U0001f600\"");
+    }
+
     use super::*;
 
     #[test]

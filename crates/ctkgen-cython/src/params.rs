@@ -31,6 +31,13 @@ pub enum Override {
     HandleRef,
     /// `void **kernelParams`: a list of argument addresses.
     KernelParams,
+    /// `const char **` read as a list of strings (the callee does not write it): as
+    /// `const char *const *` is classified without an override.
+    Strings,
+    /// `const void *` or `const char *` holding `len` (another parameter) bytes of data, not a
+    /// NUL-terminated string: an address where the status convention takes one, a buffer of
+    /// exactly `len` bytes where the raise convention does.
+    InBytes { len: String },
     /// An output array whose element count is another parameter.
     OutArray { len: String },
     /// `char *` of `len` bytes that are data, not text: returned whole, NULs included.
@@ -57,6 +64,8 @@ pub struct Overrides {
     pub keep_gil: Vec<String>,
     /// Values typed by an enum argument (`<library>.typed-values.toml`).
     pub typed: crate::typed_values::TypedValues,
+    /// The Cython-level ABI's spellings (`<library>.cython-abi.toml`).
+    pub abi: crate::abi::CythonAbi,
 }
 
 impl Overrides {
@@ -85,6 +94,7 @@ impl Overrides {
                     "address" => Override::Address,
                     "handle_ref" => Override::HandleRef,
                     "kernel_params" => Override::KernelParams,
+                    "strings" => Override::Strings,
                     "pointer" => Override::Pointer,
                     "repr_hex" => Override::ReprHex,
                     other => {
@@ -97,6 +107,8 @@ impl Overrides {
                             Override::OutBytes { len }
                         } else if let Some(len) = with_len("out_borrowed(") {
                             Override::OutBorrowed { len }
+                        } else if let Some(len) = with_len("in_bytes(") {
+                            Override::InBytes { len }
                         } else if let Some(count) = with_len("list(") {
                             Override::List { count }
                         } else {
@@ -110,7 +122,7 @@ impl Overrides {
             }
             params.insert(function, parsed);
         }
-        Ok(Overrides { params, keep_gil, typed: Default::default() })
+        Ok(Overrides { params, keep_gil, typed: Default::default(), abi: Default::default() })
     }
 
     /// The same overrides with the library's typed values (`<library>.typed-values.toml`).
@@ -118,7 +130,13 @@ impl Overrides {
         Ok(Overrides { typed: crate::typed_values::TypedValues::parse(text)?, ..self })
     }
 
-    fn get(&self, function: &str, param: &str) -> Option<&Override> {
+    /// The same overrides with the library's Cython-level ABI spellings (`<library>.cython-abi.toml`).
+    pub fn with_abi(self, text: &str) -> Result<Overrides, CythonEmitError> {
+        Ok(Overrides { abi: crate::abi::CythonAbi::parse(text)?, ..self })
+    }
+
+    /// What the overrides say about `param` of `function`, if anything.
+    pub fn get(&self, function: &str, param: &str) -> Option<&Override> {
         self.params.get(function)?.get(param)
     }
 
@@ -474,6 +492,19 @@ fn classify_one(
     let is_void = matches!(api.resolve(&pointee), Type::Void);
     match ov {
         Some(Override::Address) => return decided(ParamClass::Address, "override"),
+        Some(Override::InBytes { .. }) if is_char || is_void => {
+            return decided(ParamClass::Address, "override (bytes of a given length)")
+        }
+        Some(Override::InBytes { .. }) => return None,
+        Some(Override::Strings) => {
+            let strings = matches!(pointer_parts(api, &pointee), Some((inner, true))
+                if matches!(api.resolve(&inner), Type::Primitive { name: Primitive::Char }));
+            let count = match facts.value_counts.as_slice() {
+                [only] => Some(only.to_string()),
+                _ => None,
+            };
+            return strings.then_some(Decision { class: ParamClass::StrArray { count }, reason: "override" });
+        }
         Some(Override::HandleRef) => {
             return matches!(target, ValueKind::Handle { .. })
                 .then_some(Decision { class: ParamClass::HandleRef, reason: "override" });
@@ -836,6 +867,9 @@ mod tests {
         assert_eq!(o.get("fnA", "x"), Some(&Override::Out));
         assert_eq!(o.get("fnA", "y"), Some(&Override::OutArray { len: "n".into() }));
         assert!(Overrides::parse("[fnA]\nx = \"sideways\"\n").is_err());
+        let o = Overrides::parse("[fnC]\nopts = \"strings\"\ndata = \"in_bytes(size)\"\n").unwrap();
+        assert_eq!(o.get("fnC", "opts"), Some(&Override::Strings));
+        assert_eq!(o.get("fnC", "data"), Some(&Override::InBytes { len: "size".into() }));
         let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../headers/libraries/cuda-driver.cython-params.toml");
         Overrides::parse(&std::fs::read_to_string(shipped).unwrap()).unwrap();

@@ -6,8 +6,9 @@
 //! The names checked are every declaration of each bound library in a real CTK (its ABI summary
 //! under `tests/abi/<library>/`), every string of every library's description
 //! (`headers/libraries/`), the helper names of the package description (`headers/package.toml`),
-//! and any identifier shaped like a driver or NVRTC name (`cuX...`,
-//! `CUx...`, `CU_...`, `CUDA_...`, `CUDAX...`, `nvrtcX...`, `NVRTC_...`).
+//! and any identifier shaped like a driver, NVRTC, nvJitLink or NVVM name (`cuX...`, `CUx...`,
+//! `CU_...`, `CUDA_...`, `CUDAX...`, `nvrtcX...`, `NVRTC_...`, `nvJitLinkX...`, `NVJITLINK_...`,
+//! `nvvmX...`, `NVVM_...`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -147,6 +148,10 @@ fn library_shaped(word: &str) -> bool {
         || (word.starts_with("CU") && (at(2).is_ascii_lowercase() || at(2) == b'_'))
         || (word.starts_with("nvrtc") && at(5).is_ascii_uppercase())
         || word.starts_with("NVRTC_")
+        || (word.starts_with("nvJitLink") && (at(9).is_ascii_uppercase() || at(9) == b' '))
+        || word.starts_with("NVJITLINK_")
+        || (word.starts_with("nvvm") && at(4).is_ascii_uppercase())
+        || word.starts_with("NVVM_")
 }
 
 /// Every library name in `text`, in order of appearance.
@@ -218,6 +223,12 @@ fn the_check_recognises_library_names() {
     assert_eq!(hits("read \"nvrtc.h\""), ["nvrtc.h"]);
     assert_eq!(hits("from . cimport cynvrtc"), ["cynvrtc"]);
     assert!(hits("nvrtc as a word; a cursor").is_empty());
+    // nvJitLink's and NVVM's, the names of the raise convention (prefixes, exception) among them.
+    assert_eq!(hits("x = nvJitLinkNewCall(h)"), ["nvJitLinkNewCall", "nvJitLink"]);
+    assert_eq!(hits("NVJITLINK_INPUT_NEW"), ["NVJITLINK_INPUT_NEW", "NVJITLINK_"]);
+    assert_eq!(hits("nvvmNewCall()"), ["nvvmNewCall", "nvvm"]);
+    assert_eq!(hits("raise nvvmError(s)"), ["nvvmError", "nvvm"]);
+    assert_eq!(hits("open libnvvm.so.4"), ["libnvvm.so.4", "libnvvm.so", "nvvm"]);
     // A doc alias of a description, and the sentence it stands for.
     assert!(hits("\\notefnerr").contains(&"notefnerr".to_string()));
     assert!(hits("Graph objects are not thread-safe.").contains(&"Graph objects are not thread-safe.".to_string()));

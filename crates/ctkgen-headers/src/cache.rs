@@ -236,24 +236,32 @@ fn cached_headers_intact(include_dir: &Path, release: &Release) -> bool {
 /// bad wheel never replaces a good cached file.
 fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir: &Path) -> Result<(), HeadersError> {
     let mut checked: Vec<(&String, Vec<u8>)> = Vec::new();
-    let mut downloads = Vec::new();
+    // By file: one wheel may hold headers of several include folders (several entries).
+    let mut downloads: BTreeMap<&str, (tempfile::TempDir, PathBuf)> = BTreeMap::new();
     for source in wheel_sources(release) {
         if intact(include_dir, source.headers) {
             continue;
         }
-        let requirement = format!("{}=={}", source.package, source.wheel_version);
-        let purpose = format!("the headers of CTK {}", release.ctk);
-        let platforms = crate::catalogue::wheel_platforms(source.wheel_file);
-        let (download, wheel_path) = cache.download_wheel(pip, &requirement, &platforms, &purpose)?;
-        let wheel_sha256 = sha256_file(&wheel_path)?;
-        if wheel_sha256 != source.wheel_sha256 {
-            return Err(HeadersError::HashMismatch {
-                file: format!("{} (CTK {})", wheel_path.file_name().unwrap_or_default().to_string_lossy(), release.ctk),
-                expected: source.wheel_sha256.to_string(),
-                actual: wheel_sha256,
-            });
+        if !downloads.contains_key(source.wheel_file) {
+            let requirement = format!("{}=={}", source.package, source.wheel_version);
+            let purpose = format!("the headers of CTK {}", release.ctk);
+            let platforms = crate::catalogue::wheel_platforms(source.wheel_file);
+            let (download, wheel_path) = cache.download_wheel(pip, &requirement, &platforms, &purpose)?;
+            let wheel_sha256 = sha256_file(&wheel_path)?;
+            if wheel_sha256 != source.wheel_sha256 {
+                return Err(HeadersError::HashMismatch {
+                    file: format!(
+                        "{} (CTK {})",
+                        wheel_path.file_name().unwrap_or_default().to_string_lossy(),
+                        release.ctk
+                    ),
+                    expected: source.wheel_sha256.to_string(),
+                    actual: wheel_sha256,
+                });
+            }
+            downloads.insert(source.wheel_file, (download, wheel_path));
         }
-        let mut wheel = Wheel::open(&wheel_path)?;
+        let mut wheel = Wheel::open(&downloads[source.wheel_file].1)?;
         for (name, expected) in source.headers {
             let member = format!("{}/{name}", source.include_dir);
             let bytes = wheel.read_small(&member).map_err(|error| match error {
@@ -272,7 +280,6 @@ fn download_and_install(release: &Release, cache: &Cache, pip: &Pip, include_dir
             }
             checked.push((name, bytes));
         }
-        downloads.push(download);
     }
 
     fs::create_dir_all(include_dir).map_err(|source| unwritable(include_dir, source))?;

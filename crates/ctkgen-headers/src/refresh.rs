@@ -41,8 +41,9 @@ struct InspectedWheel {
     wheel_version: String,
     wheel_file: String,
     wheel_sha256: String,
-    include_dir: String,
-    headers: BTreeMap<String, String>,
+    /// The include folders that hold wanted headers, the anchor's first, each with its headers
+    /// (name -> sha256). A compiler wheel may keep one library's headers apart (`<lib>/include`).
+    folders: Vec<(String, BTreeMap<String, String>)>,
 }
 
 /// Asks the index for every `cuda-toolkit` release from 12.0 on, reads which runtime wheel each
@@ -122,13 +123,23 @@ pub fn refresh_catalogue(
     let mut releases = Vec::with_capacity(keyed.len());
     for (toolkit_version, package, runtime_key, companion_keys) in keyed {
         let runtime = &wheels[&runtime_key];
+        let Some(((include_dir, runtime_headers), runtime_others)) = runtime.folders.split_first() else {
+            return Err(HeadersError::CorruptWheel {
+                wheel: work.path().join(&runtime.wheel_file),
+                reason: "no include folder".to_string(),
+            });
+        };
         let mut companions = Vec::new();
-        let mut seen: Vec<&String> = runtime.headers.keys().collect();
-        for (extra, key) in companion_keys {
-            let wheel = &wheels[&key];
+        let mut seen: Vec<&String> = runtime_headers.keys().collect();
+        // The main wheel's other folders, then each companion wheel's folders, each a companion
+        // entry of its own.
+        let folders = runtime_others.iter().map(|folder| (main_extra.as_str(), &runtime_key, folder)).chain(
+            companion_keys.iter().flat_map(|(extra, key)| wheels[key].folders.iter().map(move |f| (*extra, key, f))),
+        );
+        for (extra, key, (folder, folder_headers)) in folders {
+            let wheel = &wheels[key];
             // Only headers no earlier wheel of the release carries.
-            let headers: BTreeMap<String, String> = wheel
-                .headers
+            let headers: BTreeMap<String, String> = folder_headers
                 .iter()
                 .filter(|(name, _)| !seen.contains(name))
                 .map(|(n, h)| (n.clone(), h.clone()))
@@ -136,14 +147,14 @@ pub fn refresh_catalogue(
             if headers.is_empty() {
                 continue;
             }
-            seen.extend(wheel.headers.keys());
+            seen.extend(folder_headers.keys());
             companions.push(Companion {
                 extra: extra.to_string(),
                 package: key.0.clone(),
                 wheel_version: wheel.wheel_version.clone(),
                 wheel_file: wheel.wheel_file.clone(),
                 wheel_sha256: wheel.wheel_sha256.clone(),
-                include_dir: wheel.include_dir.clone(),
+                include_dir: folder.clone(),
                 headers,
             });
         }
@@ -158,8 +169,8 @@ pub fn refresh_catalogue(
             wheel_version: runtime.wheel_version.clone(),
             wheel_file: runtime.wheel_file.clone(),
             wheel_sha256: runtime.wheel_sha256.clone(),
-            headers: runtime.headers.clone(),
-            include_dir: runtime.include_dir.clone(),
+            headers: runtime_headers.clone(),
+            include_dir: include_dir.clone(),
             companions,
         });
     }
@@ -207,14 +218,12 @@ fn extra_requirement(
         };
         let (spec, marker) = requirement.split_once(';').unwrap_or((requirement, ""));
         let wanted_extra = marker.replace('"', "'").contains(&format!("extra == '{extra}'"));
-        let Some((package, version)) = spec.trim().split_once("==") else {
+        let Some((package, version)) = pinned_version(spec) else {
             continue;
         };
-        let package = package.trim();
         if !wanted_extra || !package.starts_with(package_start) {
             continue;
         }
-        let version = version.trim();
         let prefix = version.strip_suffix(".*").unwrap_or(version).to_string();
         if version_components(&prefix).is_none() {
             return Err(malformed(format!("cannot read the version in {:?}", spec.trim())));
@@ -233,59 +242,95 @@ fn extra_requirement(
     Ok(found)
 }
 
+/// The package of a requirement and the version that pins it: the exact one (`==13.1.80.*`), else
+/// the lowest its range admits (`<14,>=13.1.115`, how later meta-packages name some wheels:
+/// the release's own version); `None` for a requirement with neither.
+fn pinned_version(spec: &str) -> Option<(&str, &str)> {
+    let spec = spec.trim();
+    let name_end = spec.find(|c: char| "<>=!~ (".contains(c))?;
+    let (package, constraints) = (spec[..name_end].trim(), &spec[name_end..]);
+    let constraints =
+        || constraints.trim_start_matches(['(', ' ']).trim_end_matches([')', ' ']).split(',').map(str::trim);
+    let exact = constraints().find_map(|c| c.strip_prefix("==").filter(|v| !v.starts_with('=')));
+    let version = exact.or_else(|| constraints().find_map(|c| c.strip_prefix(">=")))?.trim();
+    Some((package, version))
+}
+
 /// Hashes a wheel and the headers it carries: every one of `required` (an error when missing)
-/// and those of `optional` it has. The include folder is the one holding the first header found.
+/// and those of `optional` it has. The first include folder is the one holding the first
+/// header found (required headers are read there alone); an optional header elsewhere in the
+/// wheel is taken from the one other include folder that has it, which becomes a folder of its
+/// own (a compiler wheel may keep a library's header under `<lib>/include`).
 fn inspect_wheel(wheel_path: &Path, required: &[&str], optional: &[&str]) -> Result<InspectedWheel, HeadersError> {
     let wheel_file = wheel_path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let wheel_version = wheel_file.split('-').nth(1).unwrap_or_default().to_string();
     let wheel_sha256 = sha256_file(wheel_path)?;
     let mut wheel = Wheel::open(wheel_path)?;
     let members = wheel.member_names();
-    // The include folder: where the first required header is, else the first optional one.
-    let Some(anchor) = required.first().or(optional.first()).copied() else {
-        return Err(HeadersError::CorruptWheel {
-            wheel: wheel_path.to_path_buf(),
-            reason: "no header to look for".to_string(),
-        });
+    let located = locate_headers(&members, required, optional)
+        .map_err(|reason| HeadersError::CorruptWheel { wheel: wheel_path.to_path_buf(), reason })?;
+    let mut folders: Vec<(String, BTreeMap<String, String>)> = Vec::new();
+    for (folder, names) in located {
+        let mut headers = BTreeMap::new();
+        for name in names {
+            headers.insert(name.to_string(), sha256_bytes(&wheel.read_small(&format!("{folder}/{name}"))?));
+        }
+        folders.push((folder, headers));
+    }
+    Ok(InspectedWheel { wheel_version, wheel_file, wheel_sha256, folders })
+}
+
+/// Where the wanted headers are among a wheel's `members`: include folders (the anchor's first,
+/// then the others in the order their first header is wanted) with the headers read from each.
+/// The anchor is the folder of the first required header, else of the first optional header
+/// the wheel has; a header is read from the anchor when it is there, else from the one other
+/// `*/include/` folder that has it. Every required header must be in the anchor.
+fn locate_headers<'a>(
+    members: &[String],
+    required: &[&'a str],
+    optional: &[&'a str],
+) -> Result<Vec<(String, Vec<&'a str>)>, String> {
+    let Some(&first) = required.first().or(optional.first()) else {
+        return Err("no header to look for".to_string());
     };
+    // Every `<folder>/include/<name>` member: the folders that hold `name`.
     let find = |name: &str| -> Vec<String> {
         let suffix = format!("/include/{name}");
-        members.iter().filter(|member| member.ends_with(&suffix)).cloned().collect()
+        members.iter().filter(|m| m.ends_with(&suffix)).map(|m| m[..m.len() - name.len() - 1].to_string()).collect()
     };
-    let anchored =
-        std::iter::once(anchor).chain(optional.iter().copied()).find_map(|name| match find(name).as_slice() {
-            [only] => Some(Ok((name, only.clone()))),
-            [] => None,
-            many => Some(Err(HeadersError::CorruptWheel {
-                wheel: wheel_path.to_path_buf(),
-                reason: format!("expected one */include/{name}, found {}", many.len()),
-            })),
-        });
-    let include_dir = match anchored {
-        Some(found) => {
-            let (name, member) = found?;
-            member.trim_end_matches(&format!("/{name}")).to_string()
-        }
-        None if required.is_empty() => String::new(),
-        None => {
-            return Err(HeadersError::CorruptWheel {
-                wheel: wheel_path.to_path_buf(),
-                reason: format!("expected one */include/{anchor}, found 0"),
-            })
-        }
+    let anchor = std::iter::once(first).chain(optional.iter().copied()).find_map(|name| match find(name).as_slice() {
+        [only] => Some(Ok(only.clone())),
+        [] => None,
+        many => Some(Err(format!("expected one */include/{name}, found {}", many.len()))),
+    });
+    let anchor = match anchor {
+        Some(found) => found?,
+        None if required.is_empty() => return Ok(Vec::new()),
+        None => return Err(format!("expected one */include/{first}, found 0")),
     };
-    let mut headers = BTreeMap::new();
-    for name in required {
-        let bytes = wheel.read_small(&format!("{include_dir}/{name}"))?;
-        headers.insert(name.to_string(), sha256_bytes(&bytes));
+    let mut folders: Vec<(String, Vec<&str>)> = vec![(anchor.clone(), Vec::new())];
+    for &name in required {
+        if !members.contains(&format!("{anchor}/{name}")) {
+            return Err(format!("{anchor}/{name} is missing"));
+        }
+        folders[0].1.push(name);
     }
-    for name in optional {
-        let member = format!("{include_dir}/{name}");
-        if !include_dir.is_empty() && members.contains(&member) {
-            headers.insert(name.to_string(), sha256_bytes(&wheel.read_small(&member)?));
+    for &name in optional {
+        let folder = if members.contains(&format!("{anchor}/{name}")) {
+            anchor.clone()
+        } else {
+            match find(name).as_slice() {
+                [] => continue,
+                [only] => only.clone(),
+                many => return Err(format!("expected at most one */include/{name}, found {}", many.len())),
+            }
+        };
+        match folders.iter_mut().find(|(f, _)| *f == folder) {
+            Some((_, names)) => names.push(name),
+            None => folders.push((folder, vec![name])),
         }
     }
-    Ok(InspectedWheel { wheel_version, wheel_file, wheel_sha256, include_dir, headers })
+    Ok(folders)
 }
 
 fn create_dir(dir: &Path) -> Result<(), HeadersError> {
@@ -302,4 +347,59 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), HeadersError> {
     std::io::Write::write_all(&mut staged, text.as_bytes()).map_err(write_error)?;
     staged.persist(path).map_err(|error| write_error(error.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate_headers;
+
+    fn members(names: &[&str]) -> Vec<String> {
+        let mut all: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        all.sort();
+        all
+    }
+
+    #[test]
+    fn a_header_outside_the_anchor_folder_gets_a_folder_of_its_own() {
+        let wheel = members(&[
+            "pkg/include/sub/config.h",
+            "pkg/include/other.h",
+            "pkg/sub/include/lib.h",
+            "pkg/sub/lib64/lib.so",
+        ]);
+        let found = locate_headers(&wheel, &[], &["sub/config.h", "lib.h", "absent.h", "other.h"]).unwrap();
+        assert_eq!(
+            found,
+            vec![
+                ("pkg/include".to_string(), vec!["sub/config.h", "other.h"]),
+                ("pkg/sub/include".to_string(), vec!["lib.h"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_requirement_is_pinned_by_its_exact_version_else_its_lower_bound() {
+        use super::pinned_version;
+        assert_eq!(pinned_version(" nvidia-foo==13.1.80.* "), Some(("nvidia-foo", "13.1.80.*")));
+        assert_eq!(pinned_version("nvidia-foo<14,>=13.1.115"), Some(("nvidia-foo", "13.1.115")));
+        assert_eq!(pinned_version("nvidia-foo (>=12.9.86, <13)"), Some(("nvidia-foo", "12.9.86")));
+        assert_eq!(pinned_version("nvidia-foo<14"), None);
+        assert_eq!(pinned_version("nvidia-foo"), None);
+        assert_eq!(pinned_version("nvidia-foo===1.0"), None);
+    }
+
+    #[test]
+    fn the_anchor_folder_wins_and_ambiguity_is_refused() {
+        let wheel = members(&["a/include/main.h", "a/include/x.h", "b/include/x.h", "b/include/y.h", "c/include/y.h"]);
+        let found = locate_headers(&wheel, &["main.h"], &["x.h"]).unwrap();
+        assert_eq!(found, vec![("a/include".to_string(), vec!["main.h", "x.h"])]);
+        let error = locate_headers(&wheel, &["main.h"], &["y.h"]).unwrap_err();
+        assert_eq!(error, "expected at most one */include/y.h, found 2");
+        assert_eq!(
+            locate_headers(&wheel, &["nowhere.h"], &[]).unwrap_err(),
+            "expected one */include/nowhere.h, found 0"
+        );
+        assert_eq!(locate_headers(&wheel, &[], &["nowhere.h"]).unwrap(), Vec::new());
+        assert_eq!(locate_headers(&wheel, &["main.h", "y.h"], &[]).unwrap_err(), "a/include/y.h is missing");
+    }
 }

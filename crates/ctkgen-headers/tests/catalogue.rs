@@ -72,10 +72,31 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         assert_eq!(names, runtime_headers, "{}", release.ctk);
         // The profiler API's headers ship in its own wheel of the same release, crt/host_defines.h
         // and crt/host_config.h (which the runtime's headers include) in nvcc's wheel in 12.x and crt's in 13.x, nvrtc.h in
-        // NVRTC's.
-        let [profiler, crt, nvrtc] = release.companions.as_slice() else {
-            panic!("{}: {:?}", release.ctk, release.companions)
+        // NVRTC's, nvJitLink.h in nvJitLink's, nvvm.h in nvcc's (under nvvm/include) in 12.x and
+        // NVVM's own in 13.x: one companion entry per include folder.
+        let by_header = |header: &str| {
+            let mut found = release.companions.iter().filter(|c| c.headers.contains_key(header));
+            match (found.next(), found.next()) {
+                (Some(one), None) => one,
+                _ => panic!("{}: not one companion with {header}: {:?}", release.ctk, release.companions),
+            }
         };
+        assert_eq!(release.companions.len(), 5, "{}: {:?}", release.ctk, release.companions);
+        let (profiler, crt, nvrtc) =
+            (by_header("cudaProfiler.h"), by_header("crt/host_defines.h"), by_header("nvrtc.h"));
+        let (nvjitlink, nvvm) = (by_header("nvJitLink.h"), by_header("nvvm.h"));
+        let names: Vec<&str> = nvjitlink.headers.keys().map(String::as_str).collect();
+        let expected_package = if cu12 { "nvidia-nvjitlink-cu12" } else { "nvidia-nvjitlink" };
+        assert_eq!((nvjitlink.extra.as_str(), names), ("nvjitlink", vec!["nvJitLink.h"]), "{}", release.ctk);
+        assert_eq!(nvjitlink.package, expected_package, "{}", release.ctk);
+        let names: Vec<&str> = nvvm.headers.keys().map(String::as_str).collect();
+        let (extra, expected_package, folder) = if cu12 {
+            ("nvcc", "nvidia-cuda-nvcc-cu12", "nvidia/cuda_nvcc/nvvm/include")
+        } else {
+            ("nvvm", "nvidia-nvvm", "nvidia/cu13/include")
+        };
+        assert_eq!((nvvm.extra.as_str(), names), (extra, vec!["nvvm.h"]), "{}", release.ctk);
+        assert_eq!((nvvm.package.as_str(), nvvm.include_dir.as_str()), (expected_package, folder), "{}", release.ctk);
         let names: Vec<&str> = nvrtc.headers.keys().map(String::as_str).collect();
         assert_eq!((nvrtc.extra.as_str(), names), ("nvrtc", vec!["nvrtc.h"]), "{}", release.ctk);
         let expected_package = if cu12 { "nvidia-cuda-nvrtc-cu12" } else { "nvidia-cuda-nvrtc" };
@@ -105,6 +126,8 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
         assert!(profiler.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
         assert!(nvrtc.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
         assert!(crt.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
+        assert!(nvjitlink.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
+        assert!(nvvm.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
     }
 }
 

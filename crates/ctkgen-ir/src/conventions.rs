@@ -136,6 +136,10 @@ pub struct LibrarySearch {
     /// toolkit's major version (`"13" = "nvidia/foo/lib"`).
     #[serde(default)]
     pub wheel_dirs: std::collections::BTreeMap<String, String>,
+    /// The library's file name in its wheel, by the toolkit's major version, where the wheel
+    /// ships it under another name than the soname (`"12" = "libfoo.so"`, the development name).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub wheel_files: BTreeMap<String, String>,
 }
 
 /// One of the library's other headers.
@@ -189,6 +193,69 @@ pub struct PythonConventions {
     /// its fields (the header's inline `make_*` helpers), by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub record_helpers: BTreeMap<String, RecordHelper>,
+    /// How the module's functions report the library's status (see [`CallConvention`]).
+    #[serde(default)]
+    pub convention: CallConvention,
+    /// How the raise convention names what it binds; required with it, refused without.
+    #[serde(default, rename = "raise", skip_serializing_if = "Option::is_none")]
+    pub raise_names: Option<RaiseNames>,
+    /// The compatible package's private loader module for the library, when it has one
+    /// (`<package>._internal.<module>`), which clients ask for the entry points' addresses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal: Option<InternalModule>,
+}
+
+/// How a Python module's functions report the library's status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallConvention {
+    /// Every function keeps its C name and returns `(status, *outputs)`; handles, records and
+    /// enums are classes named as in C.
+    #[default]
+    Status,
+    /// Functions are named from the C names by [`RaiseNames`], raise [`RaiseNames::error`] when
+    /// the status is not success and return their outputs alone (none, one, or a tuple);
+    /// handles are plain ints and enums are named without the library's prefixes.
+    Raise,
+}
+
+/// The names of the raise convention, derived from the C names by stripping prefixes and
+/// changing case as these say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RaiseNames {
+    /// Stripped from function names (`fooCreateThing` -> `CreateThing`, then `create_thing`).
+    pub function_prefix: String,
+    /// Stripped from enum type names (`fooResult` -> `Result`).
+    pub type_prefix: String,
+    /// Stripped from enumerator names; what the members of one enum then still share up to an
+    /// underscore is stripped too (`FOO_INPUT_PTX`, `FOO_INPUT_CUBIN` -> `PTX`, `CUBIN`).
+    pub constant_prefix: String,
+    /// The case of function and parameter names after stripping.
+    pub case: NameCase,
+    /// The exception raised for a status other than success; it carries the status as `.status`.
+    pub error: String,
+}
+
+/// How a name is spelled after its prefix is stripped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NameCase {
+    /// `getLinkedCubinSize` -> `get_linked_cubin_size`, `majorIR` -> `major_ir`.
+    Snake,
+    /// As written.
+    Keep,
+}
+
+/// The private loader module of a library, as the compatible package has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InternalModule {
+    /// Its name under the package's `_internal` folder.
+    pub module: String,
+    /// The key of each entry point in the dict of addresses, with `{name}` for the function's
+    /// name (`__{name}`).
+    pub key: String,
 }
 
 /// A function that returns a new record with the given fields set from its arguments.
@@ -217,6 +284,25 @@ impl LibraryConventions {
             Some(pattern) if EntryPointTypedef::parse(pattern).is_none() => Some(format!(
                 "entry_point_typedef {pattern:?} needs `{{name}}` before `{{version}}`, with text between them"
             )),
+            _ => self.python_problem(),
+        }
+    }
+
+    /// What is wrong with the Python conventions, if anything: the raise convention without
+    /// its names (or names without it), a loader key without its placeholder.
+    fn python_problem(&self) -> Option<String> {
+        let p = &self.python;
+        match (p.convention, &p.raise_names) {
+            (CallConvention::Raise, None) => return Some("convention = \"raise\" needs a [python.raise] table".into()),
+            (CallConvention::Status, Some(_)) => {
+                return Some("[python.raise] is only read with convention = \"raise\"".into())
+            }
+            _ => {}
+        }
+        match &p.internal {
+            Some(internal) if !internal.key.contains("{name}") => {
+                Some(format!("[python.internal] key {:?} has no `{{name}}`", internal.key))
+            }
             _ => None,
         }
     }
@@ -282,6 +368,12 @@ impl LibraryConventions {
         );
         names.extend(self.wheels.iter().map(|w| w.package.as_str()));
         names.extend(self.search.wheel_dirs.values().map(String::as_str));
+        names.extend(self.search.wheel_files.values().map(String::as_str));
+        if let Some(raise) = &p.raise_names {
+            names.extend(
+                [&raise.function_prefix, &raise.type_prefix, &raise.constant_prefix, &raise.error].map(String::as_str),
+            );
+        }
         names.extend(extra.map(String::as_str));
         names.extend(self.includes.iter().map(String::as_str));
         names.extend(self.doc_aliases.iter().flat_map(|(name, sentence)| [name.as_str(), sentence.as_str()]));
@@ -399,6 +491,27 @@ pub struct PackageConventions {
     /// Helpers over every library module, when the compatible package has such a module.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub utils: Option<UtilsModule>,
+    /// Private modules of the compatible package that libraries built on it import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private: Option<PrivateModules>,
+}
+
+/// Private modules of the compatible package, by the names clients import them under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrivateModules {
+    /// Module holding the release: `__version__` and `__version_tuple__` (ints).
+    pub version_module: String,
+    /// Subpackage of private helpers, e.g. `_internal`.
+    pub internal_package: String,
+    /// Its module of exception classes (each a `RuntimeError`).
+    pub errors_module: String,
+    /// The exceptions it defines: class name = what it means (its docstring).
+    pub errors: BTreeMap<String, String>,
+    /// Its module of the light integer enum base: the module, the base class and its metaclass.
+    pub enum_module: String,
+    pub enum_class: String,
+    pub enum_metaclass: String,
 }
 
 /// A module of helpers over the whole package, named as the compatible package names them.
@@ -420,6 +533,26 @@ pub struct UtilsModule {
     pub required_version_function: String,
     /// Each ISA version and the toolkit release `[major, minor]` that introduced it.
     pub isa_releases: BTreeMap<String, [u32; 2]>,
+    /// The once-per-process warning that the package's toolkit is a newer major than the driver's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub major_version_check: Option<MajorVersionCheck>,
+}
+
+/// A function that warns (once per process) when the toolkit the package binds has a newer major
+/// version than the loaded library reports, unless an environment variable says not to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MajorVersionCheck {
+    pub function: String,
+    /// A true value (`1`, `true`, `yes`, `on`, a non-zero integer) silences the warning.
+    pub env_var: String,
+    /// The library module asked, its version function (`(status, version)`), the constant of the
+    /// version the package was generated for, and the status meaning success.
+    pub module: String,
+    pub version_function: String,
+    pub version_constant: String,
+    pub status_enum: String,
+    pub success: String,
 }
 
 impl PackageConventions {

@@ -30,8 +30,8 @@ pub mod shared;
 use serde::{Deserialize, Serialize};
 
 pub use conventions::{
-    EntryPointTypedef, ExtraHeader, LibraryConventions, LibrarySearch, PackageConventions, PerThread, ProcAddress,
-    PythonConventions, RecordHelper, UtilsModule, WheelSource,
+    CallConvention, EntryPointTypedef, ExtraHeader, InternalModule, LibraryConventions, LibrarySearch, NameCase,
+    PackageConventions, PerThread, ProcAddress, PythonConventions, RaiseNames, RecordHelper, UtilsModule, WheelSource,
 };
 
 /// Bumped whenever the JSON form changes shape.

@@ -135,9 +135,10 @@ pub fn cargo_toml(c: &Crate) -> String {
         }
     }
     format!(
-        "{header}[package]\nname = {name}\nversion = {version}\nedition = \"2021\"\nrust-version = \"{RUST_VERSION}\"\ndescription = {description}\nlicense = {license}\n{repository}readme = \"README.md\"\nkeywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\ncategories = [\"external-ffi-bindings\"]\n# What the package needs, not the generator's bookkeeping.\ninclude = [\"/Cargo.toml\", \"/README.md\", \"/src\", \"/tests\", \"/examples\"]\n{metadata}{feature_section}\n[lib]\n# Doc comments are prose from the header, not Rust examples.\ndoctest = false\n\n[dependencies]\nlibloading = \"{LIBLOADING_VERSION}\"\n{dependencies}",
+        "{header}[package]\nname = {name}\nversion = {version}\nedition = \"2021\"\nrust-version = \"{RUST_VERSION}\"\ndescription = {description}\nlicense = {license}\n{repository}readme = \"README.md\"\nkeywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\ncategories = [\"external-ffi-bindings\"]\n# What the package needs, not the generator's bookkeeping.\ninclude = [\"/Cargo.toml\", \"/README.md\", \"/src\", \"/tests\", \"/examples\"]\n{metadata}{feature_section}\n[lib]\n# Doc comments are prose from the header, not Rust examples.\ndoctest = false\n\n[[example]]\n# Named after the package: crates built in one target folder keep their examples apart.\nname = \"{example}\"\npath = \"{EXAMPLE}\"\n\n[dependencies]\nlibloading = \"{LIBLOADING_VERSION}\"\n{dependencies}",
         header = c.header_line("#"),
         name = toml_string(&plan.crate_name),
+        example = example_name(c),
         version = toml_string(&plan.options.crate_version),
         description = toml_string(&description),
         license = toml_string(&plan.options.license),
@@ -159,6 +160,12 @@ pub fn cargo_toml(c: &Crate) -> String {
     )
 }
 
+/// The example's target name: the package's, so that the examples of the crates of one
+/// workspace do not land on one file.
+pub fn example_name(c: &Crate) -> String {
+    format!("{}_info", c.newest().crate_ident)
+}
+
 /// The package's README: what it is, how to depend on it, and where its parts come from.
 pub fn readme(c: &Crate) -> String {
     let plan = c.newest();
@@ -173,8 +180,8 @@ pub fn readme(c: &Crate) -> String {
          Nothing links against {library}: it is opened on the first call{search}, and each function is \
          resolved on its own first call, so an installed {description} that lacks a newer function fails \
          only when that function is called. Records have the header's exact size, alignment and field \
-         offsets, checked at compile time (`tests/layout.rs` checks them at run time too); `{EXAMPLE}` \
-         prints what the bindings find on the machine at hand.{shared}\n\n\
+         offsets, checked at compile time (`tests/layout.rs` checks them at run time too); `cargo run \
+         --example {example}` (`{EXAMPLE}`) prints what the bindings find on the machine at hand.{shared}\n\n\
          The declarations and their documentation come from `{header}`, under the licence of the \
          toolkit that ships it; the generated code is under {license}.\n",
         command = plan.options.command,
@@ -190,6 +197,7 @@ pub fn readme(c: &Crate) -> String {
         header = plan.api.provenance.header,
         license = plan.options.license,
         shared = shared_clause(c),
+        example = example_name(c),
     )
 }
 

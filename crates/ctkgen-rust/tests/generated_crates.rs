@@ -51,7 +51,10 @@ fn check(crates: &[(String, Api)], extra: &[ExtraFile]) -> String {
     let examples: Vec<String> = crates.iter().map(|(name, _)| name.clone()).collect();
     let mut out = tests;
     for name in examples.iter().take(1) {
-        out.push_str(&cargo(dir.path(), &["run", "--quiet", "-p", name, "--example", "library_info"]));
+        out.push_str(&cargo(
+            dir.path(),
+            &["run", "--quiet", "-p", name, "--example", &format!("{}_info", name.replace('-', "_"))],
+        ));
     }
     out
 }

@@ -195,8 +195,11 @@ fn nvrtc_crates_build_pass_clippy_and_their_tests() {
         if !out.contains(&format!("NVRTC {major}.")) {
             assert!(out.contains(&format!("without NVRTC {major}: NVRTC not found (libnvrtc.so.{major}: ")), "{out}");
         }
-        let example =
-            support::cargo_with(dir.path(), &["run", "--quiet", "--example", "library_info"], &[(home_var, None)]);
+        let example = support::cargo_with(
+            dir.path(),
+            &["run", "--quiet", "--example", "cuda_nvrtc_sys_info"],
+            &[(home_var, None)],
+        );
         assert!(example.contains(&format!("libnvrtc.so.{major}")), "{example}");
         for home in &homes {
             let env = [(home_var, Some(OsStr::new(home)))];

@@ -9,6 +9,7 @@
 //! single-file writer and the freshness check.
 
 pub mod oracle;
+mod presence;
 mod rust;
 pub mod writer;
 
@@ -23,6 +24,7 @@ pub use ctkgen_diff::{diff as abi_diff, AbiDiff};
 pub use ctkgen_headers::{Catalogue, HeaderSet, Release};
 pub use ctkgen_ir::abi::summary as abi_summary;
 pub use ctkgen_ir::{Api, LanguageMode, OutputFile};
+pub use presence::source_has_library;
 pub use rust::emit_rust_crates;
 pub use writer::{
     check_output_folder, check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, BUILD_FOLDERS,
@@ -76,8 +78,6 @@ pub enum PipelineError {
     BadDependency { library: String, dependency: String, dir: PathBuf },
     #[error("library {library} depends on {dependency}, which this run does not bind; bind both together")]
     UnboundDependency { library: String, dependency: String },
-    #[error("the models of {toolkit} do not include library {library}, which the other toolkits' do")]
-    ToolkitLacksLibrary { library: String, toolkit: String },
 }
 
 /// What the emitters need to know about a bound library beyond its declarations.
@@ -239,6 +239,10 @@ impl Workspace {
         let cython_params = cython_params
             .with_typed_values(&typed)
             .map_err(|source| PipelineError::Overrides { path: files.part_path("typed-values"), source })?;
+        let abi = files.optional_part("cython-abi")?;
+        let cython_params = cython_params
+            .with_abi(&abi)
+            .map_err(|source| PipelineError::Overrides { path: files.part_path("cython-abi"), source })?;
         Ok(Library { name: name.to_string(), conventions, cython_params })
     }
 

@@ -3,7 +3,7 @@
 
 use ctkgen_ir::{Api, OutputFile};
 
-use crate::{source_label, BoundLibrary, GenerateOptions, PipelineError};
+use crate::{BoundLibrary, GenerateOptions, PipelineError};
 
 pub(crate) fn emit_rust(
     library: &BoundLibrary<'_>,
@@ -49,25 +49,28 @@ fn rust_files(files: Vec<OutputFile>, folder: &str) -> Result<Vec<OutputFile>, P
 }
 
 /// One Rust crate per library for the toolkits of `toolkits` (each the libraries bound for one
-/// toolkit, all of them the same libraries in the same order), a cargo feature per toolkit:
-/// the files of `<crate>/`, one folder per crate, and the `Cargo.toml` of their workspace.
+/// toolkit, oldest toolkit first), a cargo feature per toolkit that has the library: the files of
+/// `<crate>/`, one folder per crate, and the `Cargo.toml` of their workspace. A toolkit that does
+/// not ship a library has no feature in its crate.
 pub fn emit_rust_crates(toolkits: &[Vec<BoundLibrary<'_>>], command: &str) -> Result<Vec<OutputFile>, PipelineError> {
     use rayon::prelude::*;
-    let Some(first) = toolkits.first() else { return Ok(Vec::new()) };
+    // Every library some toolkit binds, each once, in the order the toolkits bind them.
+    let mut libraries: Vec<&crate::Library> = Vec::new();
+    for bound in toolkits.iter().rev() {
+        for b in bound {
+            if !libraries.iter().any(|l| l.name == b.library.name) {
+                libraries.push(b.library);
+            }
+        }
+    }
     let rust = ctkgen_rust::RustOptions::with_command(command);
-    let crates: Vec<Result<Vec<OutputFile>, PipelineError>> = (0..first.len())
-        .into_par_iter()
-        .map(|index| {
-            let library = first[index].library;
+    let crates: Vec<Result<Vec<OutputFile>, PipelineError>> = libraries
+        .par_iter()
+        .map(|library| {
             let mut models = Vec::with_capacity(toolkits.len());
             let mut dependencies = Vec::new();
             for bound in toolkits {
-                let this = bound.iter().find(|b| b.library.name == library.name).ok_or_else(|| {
-                    PipelineError::ToolkitLacksLibrary {
-                        library: library.name.clone(),
-                        toolkit: bound.first().map(|b| source_label(b.headers)).unwrap_or_default(),
-                    }
-                })?;
+                let Some(this) = bound.iter().find(|b| b.library.name == library.name) else { continue };
                 let (crates, apis) = rust_dependencies(this, bound, &rust)?;
                 dependencies = crates;
                 models.push(ctkgen_rust::ToolkitModel { api: this.api, parsed: None, dependencies: apis });
@@ -84,8 +87,10 @@ pub fn emit_rust_crates(toolkits: &[Vec<BoundLibrary<'_>>], command: &str) -> Re
     for crate_files in crates {
         files.extend(crate_files?);
     }
-    let members: Vec<&str> = first.iter().map(|b| b.library.conventions.rust_crate.as_str()).collect();
-    files.push(ctkgen_rust::workspace_manifest(&members, command));
+    let members: Vec<&str> = libraries.iter().map(|l| l.conventions.rust_crate.as_str()).collect();
+    if !members.is_empty() {
+        files.push(ctkgen_rust::workspace_manifest(&members, command));
+    }
     files.sort();
     Ok(files)
 }

@@ -26,8 +26,16 @@ impl DocTargets {
         let target = |name: &str| format!("{module}.{name}");
         let mut names = HashMap::default();
         let mut members = HashMap::default();
+        // Under the raise convention a function's Python name is not its C name.
+        let raise_names = (model.conventions.python.convention == ctkgen_ir::CallConvention::Raise)
+            .then_some(model.conventions.python.raise_names.as_ref())
+            .flatten();
         for f in &model.functions {
-            names.insert(f.name.clone(), target(&f.name));
+            let python = match raise_names {
+                Some(raise) => super::raising::function_name(raise, &f.name),
+                None => f.name.clone(),
+            };
+            names.insert(f.name.clone(), target(&python));
         }
         for e in &model.enums {
             let class = target(&e.class);

@@ -29,7 +29,11 @@ pub struct FunctionView {
     pub returns_string: bool,
     /// The parameter list in Cython syntax without the return type and name.
     pub c_params: String,
+    /// The arguments of the call into the library (cast back to the header's types where the
+    /// declaration spells them otherwise).
     pub c_arg_names: String,
+    /// The parameters' names as the declaration spells them.
+    pub c_names: String,
     /// Parameter types, for the function-pointer typedef.
     pub c_types: String,
     pub params: Vec<ParamView>,
@@ -66,6 +70,13 @@ pub(super) fn functions(
     let mut unclassified = Vec::new();
     let mut decided = BTreeMap::new();
     for function in &api.functions {
+        // A reserved identifier (`__x`, `_X`) is the header's implementation, not its API (a
+        // versioned symbol an inline function of the API calls): no binding.
+        let bytes = function.name.as_bytes();
+        if bytes.first() == Some(&b'_') && bytes.get(1).is_some_and(|b| *b == b'_' || b.is_ascii_uppercase()) {
+            report.push(format!("{}: skipped, a reserved identifier", function.name));
+            continue;
+        }
         let returns_result = matches!(&function.ret, Type::Typedef { name } if name == result_type);
         let returns_string = !returns_result && is_const_string(api, &function.ret);
         if !returns_result && !returns_string {
@@ -146,11 +157,32 @@ pub(super) fn functions(
                 param_view(at, &param.name, ty, class, &inout_names)
             })
             .collect();
-        let params = with_size_query_defaults(params);
+        let mut params = with_size_query_defaults(params);
         // The Cython-level declarations keep the C names (made safe); only the Python module
-        // follows the compatible module's spellings.
-        let c_params: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, &py_ident(&p.name))).collect();
+        // follows the compatible module's spellings. Types follow the ABI table where it spells
+        // them otherwise: the declaration and the Python wrapper's cast take its spelling, the
+        // call into the library casts back to the header's type.
+        let abi = &options.overrides.abi;
+        let spelled: Vec<Option<&str>> =
+            function.params.iter().map(|p| abi.parameter(&function.name, &p.name, &cy_decl(api, &p.ty, ""))).collect();
+        for (view, spelling) in params.iter_mut().zip(&spelled) {
+            if let Some(spelling) = spelling {
+                view.c_type = qualified_spelling(api, cy_module, spelling);
+            }
+        }
+        let c_params: Vec<String> = (function.params.iter().zip(&spelled))
+            .map(|(p, spelling)| match spelling {
+                Some(spelling) => spelled_decl(spelling, &py_ident(&p.name)),
+                None => cy_decl(api, &p.ty, &py_ident(&p.name)),
+            })
+            .collect();
         let c_types: Vec<String> = function.params.iter().map(|p| cy_decl(api, &p.ty, "")).collect();
+        let c_arg_names: Vec<String> = (function.params.iter().zip(&spelled).zip(&c_types))
+            .map(|((p, spelling), header_type)| match spelling {
+                Some(_) => format!("<{header_type}>{}", py_ident(&p.name)),
+                None => py_ident(&p.name),
+            })
+            .collect();
         let outputs = params.iter().filter(|p| p.output).count() + usize::from(returns_string);
         // Length parameters of out arrays stay inputs; everything else in signature order.
         let signature: Vec<String> = params
@@ -177,7 +209,8 @@ pub(super) fn functions(
             c_return: if returns_string { cy_decl(api, &function.ret, "") } else { result_type.clone() },
             returns_string,
             c_params: c_params.join(", "),
-            c_arg_names: function.params.iter().map(|p| py_ident(&p.name)).collect::<Vec<_>>().join(", "),
+            c_arg_names: c_arg_names.join(", "),
+            c_names: function.params.iter().map(|p| py_ident(&p.name)).collect::<Vec<_>>().join(", "),
             c_types: c_types.join(", "),
             params,
             outputs,
@@ -190,6 +223,39 @@ pub(super) fn functions(
         });
     }
     (views, report, unclassified, decided)
+}
+
+/// A declaration of `name` with the type spelled `spelling` (Cython syntax, `const void **`).
+pub(super) fn spelled_decl(spelling: &str, name: &str) -> String {
+    match spelling.ends_with('*') {
+        true => format!("{spelling}{name}"),
+        false => format!("{spelling} {name}"),
+    }
+}
+
+/// `spelling` as another module writes it: each name the library declares taken from `cy_module`.
+fn qualified_spelling(api: &Api, cy_module: &str, spelling: &str) -> String {
+    let declared = |word: &str| {
+        api.typedef(word).is_some() || api.record(word).is_some() || api.enums.iter().any(|e| e.name == word)
+    };
+    let mut out = String::new();
+    let mut word = String::new();
+    for c in spelling.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            if declared(&word) {
+                out.push_str(cy_module);
+                out.push('.');
+            }
+            out.push_str(&word);
+            word.clear();
+        }
+        out.push(c);
+    }
+    out.trim_end().to_string()
 }
 
 /// The in/out counts of output arrays default to 0, so `f(handle)` asks only how many there are,

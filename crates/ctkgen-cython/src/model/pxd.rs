@@ -6,6 +6,7 @@ use ctkgen_ir::{Api, Record, RecordKind, Type};
 use serde::Serialize;
 
 use super::nameable::{is_nameable, is_unnamed_member};
+use crate::abi::{module_type_cname, CythonAbi};
 use crate::names::py_ident;
 use crate::types::{cy_decl, record_cy_name};
 
@@ -19,7 +20,38 @@ pub enum PxdItem {
     Typedef { decl: String },
 }
 
-pub(super) fn pxd_items(api: &Api) -> Vec<PxdItem> {
+/// How the module declares a type the ABI table lists as the compatible module's own: its C name
+/// (`NAME "cname"`), which the types header defines as the header's type.
+pub(super) struct ModuleTypes<'a> {
+    pub abi: &'a CythonAbi,
+    /// The Cython module's dotted name (`pkg.cyfoo`).
+    pub module: String,
+}
+
+impl ModuleTypes<'_> {
+    /// `name`, followed by its C name when it is one of the module's own types.
+    fn declarator(&self, name: &str) -> String {
+        match self.abi.module_types.contains(name) {
+            true => format!("{name} \"{}\"", module_type_cname(&self.module, name)),
+            false => name.to_string(),
+        }
+    }
+
+    /// `(C name, header name)` of each listed type the IR declares, for the types header.
+    pub fn defines(&self, api: &Api) -> Vec<(String, String)> {
+        let declared = |name: &str| {
+            api.typedef(name).is_some()
+                || api.enums.iter().any(|e| e.name == name)
+                || api.record(name).is_some_and(|r| !r.anonymous)
+        };
+        (self.abi.module_types.iter())
+            .filter(|name| declared(name))
+            .map(|name| (module_type_cname(&self.module, name), name.clone()))
+            .collect()
+    }
+}
+
+pub(super) fn pxd_items(api: &Api, own: &ModuleTypes<'_>) -> Vec<PxdItem> {
     let mut items = Vec::new();
     for record in &api.records {
         if !record.anonymous {
@@ -28,18 +60,18 @@ pub(super) fn pxd_items(api: &Api) -> Vec<PxdItem> {
                     RecordKind::Struct => "struct".into(),
                     RecordKind::Union => "union".into(),
                 },
-                name: record.name.clone(),
+                name: own.declarator(&record.name),
             });
         }
     }
     for e in &api.enums {
         let untagged = e.typedef_names.first() == Some(&e.name);
         items.push(PxdItem::Enum {
-            header: if untagged { format!("ctypedef enum {}", e.name) } else { format!("cdef enum {}", e.name) },
+            header: format!("{} {}", if untagged { "ctypedef enum" } else { "cdef enum" }, own.declarator(&e.name)),
             constants: e.constants.iter().map(|c| c.name.clone()).collect(),
         });
     }
-    let mut state = OrderState { done: BTreeSet::new(), items };
+    let mut state = OrderState { done: BTreeSet::new(), items, own };
     for t in &api.typedefs {
         visit_typedef(api, &t.name, &mut state);
     }
@@ -49,12 +81,13 @@ pub(super) fn pxd_items(api: &Api) -> Vec<PxdItem> {
     state.items
 }
 
-struct OrderState {
+struct OrderState<'a> {
     done: BTreeSet<String>,
     items: Vec<PxdItem>,
+    own: &'a ModuleTypes<'a>,
 }
 
-fn visit_type(api: &Api, ty: &Type, by_value: bool, state: &mut OrderState) {
+fn visit_type(api: &Api, ty: &Type, by_value: bool, state: &mut OrderState<'_>) {
     match ty {
         Type::Typedef { name } => visit_typedef(api, name, state),
         Type::Record { name } => {
@@ -75,7 +108,7 @@ fn visit_type(api: &Api, ty: &Type, by_value: bool, state: &mut OrderState) {
     }
 }
 
-fn visit_typedef(api: &Api, name: &str, state: &mut OrderState) {
+fn visit_typedef(api: &Api, name: &str, state: &mut OrderState<'_>) {
     let key = format!("typedef:{name}");
     if !state.done.insert(key) {
         return;
@@ -100,10 +133,11 @@ fn visit_typedef(api: &Api, name: &str, state: &mut OrderState) {
         _ => {}
     }
     visit_type(api, &def.ty, true, state);
-    state.items.push(PxdItem::Typedef { decl: format!("ctypedef {}", cy_decl(api, &def.ty, name)) });
+    let declarator = state.own.declarator(name);
+    state.items.push(PxdItem::Typedef { decl: format!("ctypedef {}", cy_decl(api, &def.ty, &declarator)) });
 }
 
-fn visit_record(api: &Api, name: &str, state: &mut OrderState) {
+fn visit_record(api: &Api, name: &str, state: &mut OrderState<'_>) {
     let key = format!("record:{name}");
     if !state.done.insert(key) {
         return;
@@ -121,7 +155,7 @@ fn visit_record(api: &Api, name: &str, state: &mut OrderState) {
     let header = if record.anonymous {
         format!("ctypedef {keyword} {}", record_cy_name(record))
     } else {
-        format!("cdef {keyword} {}", record.name)
+        format!("cdef {keyword} {}", state.own.declarator(&record.name))
     };
     state.items.push(PxdItem::Record { header, fields });
 }

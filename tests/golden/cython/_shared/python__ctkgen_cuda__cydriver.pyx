@@ -64,27 +64,47 @@ cdef int _load_library() except -1:
     return 0
 
 
-cdef int _resolve(void** slot, const char* name, int version, const char* symbol,
-                  const char* per_thread_symbol, int per_thread_version) except -1 nogil:
+cdef void* _lookup(const char* name, int version, const char* symbol,
+                   const char* per_thread_symbol, int per_thread_version) noexcept nogil:
+    """The entry point in the loaded library, or NULL: C only, no Python object touched."""
     cdef void* found = NULL
     cdef int status = 0
     cdef cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT
+    if _per_thread and per_thread_symbol != NULL:
+        flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+        version = per_thread_version
+        symbol = per_thread_symbol
+    if _get_proc_address != NULL and version != 0:
+        if _get_proc_address(name, &found, version, flags, &status) != CUDA_SUCCESS:
+            found = NULL
+    if found == NULL:
+        found = dlsym(_library, symbol)
+    return found
+
+
+cdef int _resolve(void** slot, const char* name, int version, const char* symbol,
+                  const char* per_thread_symbol, int per_thread_version) except -1 nogil:
+    # Once the library is loaded, an entry point is found without Python: the caller may be C
+    # code of another package holding no GIL, even while the interpreter shuts down (a client's
+    # static destructors releasing what it made). Two threads may both look a slot up: they
+    # store the same pointer.
+    cdef void* found = NULL
+    if _library != NULL:
+        found = _lookup(name, version, symbol, per_thread_symbol, per_thread_version)
+        if found != NULL:
+            slot[0] = found
+            return 0
     with gil:
         if _library == NULL:
             _load_library()
         with _lock:
             if slot[0] != NULL:
                 return 0
-            if _per_thread and per_thread_symbol != NULL:
-                flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
-                version = per_thread_version
-                symbol = per_thread_symbol
-            if _get_proc_address != NULL and version != 0:
-                if _get_proc_address(name, &found, version, flags, &status) != CUDA_SUCCESS:
-                    found = NULL
+            found = _lookup(name, version, symbol, per_thread_symbol, per_thread_version)
             if found == NULL:
-                found = dlsym(_library, symbol)
-            if found == NULL:
+                if _per_thread and per_thread_symbol != NULL:
+                    version = per_thread_version
+                    symbol = per_thread_symbol
                 raise CUDAFunctionNotFoundError(
                     f"function {name.decode()} not found in the CUDA driver"
                     f" (symbol {symbol.decode()}, version {version})")

@@ -25,6 +25,9 @@ MODULES = [
 # CTKGEN_BUILD_MODULES=a,b builds only those modules (tests that need one record module).
 ONLY = [m for m in os.environ.get("CTKGEN_BUILD_MODULES", "").split(",") if m]
 JOBS = int(os.environ.get("CTKGEN_BUILD_JOBS", os.cpu_count() or 1))
+# Modules carry no debug information (the interpreter's own -g would add it to every one, six
+# times their size) unless CTKGEN_DEBUG_INFO=1 asks for it.
+DEBUG_INFO = os.environ.get("CTKGEN_DEBUG_INFO") == "1"
 # Relative to this folder, where builds run (the sources are named relative to it too).
 BUILD = "build"
 os.makedirs(BUILD, exist_ok=True)
@@ -70,13 +73,21 @@ extensions = [
         # Each class's tp_new as the classic direct call: Cython's vectorcall form converts the
         # argument tuple first, a cost on every object the binding creates.
         define_macros=[("CYTHON_VECTORCALL_TPNEW", "0")],
+        extra_compile_args=[] if DEBUG_INFO else ["-g0"],
+        extra_link_args=[] if DEBUG_INFO else ["-Wl,--strip-debug"],
     )
     for name in MODULES
     if not ONLY or name in ONLY
 ]
 
+# The package and its subpackages (folders with an __init__.py), private helpers included.
+SUBPACKAGES = sorted(
+    f"{PACKAGE}.{d}" for d in os.listdir(os.path.join(HERE, PACKAGE_DIR))
+    if os.path.isfile(os.path.join(HERE, PACKAGE_DIR, d, "__init__.py"))
+)
+
 setup(
-    packages=[PACKAGE],
+    packages=[PACKAGE, *SUBPACKAGES],
     package_data={PACKAGE: ["*.pxd", "*.pyi", "*.h", "*.pyx", "*.pxi"]},
     ext_modules=cythonize(extensions, nthreads=JOBS, language_level=3, build_dir=os.path.join(BUILD, "cython")),
     cmdclass={"build": OwnFilesBuild, "build_ext": ParallelBuildExt},

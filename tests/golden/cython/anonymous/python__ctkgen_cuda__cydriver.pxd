@@ -25,4 +25,8 @@ cdef extern from "ctkgen_driver_types.h":
         unsigned int value
         unsigned long long value64
         Resource__points points[2]
+    ctypedef Resource__points anon_struct2 "Resource__points"
+    ctypedef Resource__res anon_union0 "Resource__res"
+    ctypedef Resource__res__array anon_struct0 "Resource__res__array"
+    ctypedef Resource__res__linear anon_struct1 "Resource__res__linear"
 

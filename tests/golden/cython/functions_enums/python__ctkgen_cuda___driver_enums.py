@@ -55,9 +55,11 @@ def _define(cls, members):
     by_value = {}
     by_name = {}
     ordered = []
-    for name, value in members:
+    for name, value, doc in members:
         member = int.__new__(cls, value)
         member._name_ = name
+        # The header's comment on the enumerator (clients show it to explain a status).
+        member.__doc__ = doc
         by_value.setdefault(value, member)
         by_name[name] = member
         ordered.append(member)
@@ -72,10 +74,10 @@ class Flags(_FastEnum):
 
 
 _define(Flags, (
-    ("FLAG_NONE", 0),
-    ("FLAG_A", 1),
-    ("FLAG_B", 2),
-    ("FLAG_C", 4),
+    ("FLAG_NONE", 0, None),
+    ("FLAG_A", 1, "The first flag"),
+    ("FLAG_B", 2, None),
+    ("FLAG_C", 4, "The last flag"),
 ))
 Flags_enum = Flags
 
@@ -85,9 +87,9 @@ class Result(_FastEnum):
 
 
 _define(Result, (
-    ("RESULT_OK", 0),
-    ("RESULT_FAIL", 1),
-    ("RESULT_UNKNOWN", 999),
+    ("RESULT_OK", 0, None),
+    ("RESULT_FAIL", 1, None),
+    ("RESULT_UNKNOWN", 999, None),
 ))
 Result_enum = Result
 
@@ -97,6 +99,6 @@ class Wide(_FastEnum):
 
 
 _define(Wide, (
-    ("WIDE_NEG", -5),
-    ("WIDE_BIG", 9223372036854775807),
+    ("WIDE_NEG", -5, None),
+    ("WIDE_BIG", 9223372036854775807, None),
 ))

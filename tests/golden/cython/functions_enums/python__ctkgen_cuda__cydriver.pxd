@@ -22,3 +22,11 @@ cdef extern from "ctkgen_driver_types.h":
     ctypedef int Device
     ctypedef Flags_enum Flags
 
+# Integer macros, as constants.
+cdef enum: DEVICE_CPU = -1
+cdef enum: FLAG_AB = 3
+cdef enum: FLAG_DEFAULT = 2
+cdef enum: MAX_NAME = 256
+cdef enum: PARAM_END = 0
+cdef enum: STREAM_LEGACY = 1
+

@@ -55,9 +55,11 @@ def _define(cls, members):
     by_value = {}
     by_name = {}
     ordered = []
-    for name, value in members:
+    for name, value, doc in members:
         member = int.__new__(cls, value)
         member._name_ = name
+        # The header's comment on the enumerator (clients show it to explain a status).
+        member.__doc__ = doc
         by_value.setdefault(value, member)
         by_name[name] = member
         ordered.append(member)

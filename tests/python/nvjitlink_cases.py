@@ -1,0 +1,172 @@
+"""nvJitLink calls run on the generated `nvjitlink` module and on the official
+`cuda.bindings.nvjitlink` of the same CTK major.minor, in one process, against the real
+libnvJitLink of that CTK (its wheel on sys.path; linking PTX needs no GPU). Run by
+test_jit_libraries.py through both_modules.py, which prints `{case: {"ours": ..., "official": ...}}`."""
+import hashlib
+import os
+import pickle
+import tempfile
+
+MODULE = "nvjitlink"
+
+# A kernel that adds one to an int, as PTX: what a compiler hands the linker.
+PTX = b""".version 7.8
+.target sm_90
+.address_size 64
+
+.visible .entry add_one(.param .u64 data)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [data];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.global.u32 %r1, [%rd2];
+    add.s32 %r2, %r1, 1;
+    st.global.u32 [%rd2], %r2;
+    ret;
+}
+"""
+ARCH = "-arch=sm_90"
+
+
+def failure(error, n):
+    """What an nvJitLinkError says: its class, status, message and what pickling keeps."""
+    again = pickle.loads(pickle.dumps(error))
+    return [type(error).__name__, int(error.status), str(error), n.Result(error.status).name,
+            [type(again).__name__, int(again.status), str(again)]]
+
+
+def log(n, handle, which):
+    size = getattr(n, f"get_{which}_log_size")(handle)
+    buffer = bytearray(size)
+    getattr(n, f"get_{which}_log")(handle, buffer)
+    return size, bytes(buffer)
+
+
+def linked(n, options=(ARCH,), data=PTX, kind=None):
+    handle = n.create(len(options), list(options))
+    n.add_data(handle, n.InputType.PTX if kind is None else kind, data, len(data), "add_one.ptx")
+    n.complete(handle)
+    return handle
+
+
+def case_version(n):
+    return list(n.version())
+
+
+def case_enums(n):
+    return {cls: [[name, int(member)] for name, member in getattr(n, cls).__members__.items()]
+            for cls in ("Result", "InputType")}
+
+
+def case_handle_is_an_int(n):
+    handle = n.create(1, [ARCH])
+    try:
+        return [type(handle).__name__, handle != 0]
+    finally:
+        n.destroy(handle)
+
+
+def case_link_ptx_to_cubin(n):
+    handle = linked(n)
+    size = n.get_linked_cubin_size(handle)
+    cubin = bytearray(size)
+    n.get_linked_cubin(handle, cubin)
+    n.destroy(handle)
+    # The same input linked by the same library: the same cubin on both sides.
+    return [size, bytes(cubin[:4]).hex(), hashlib.sha256(cubin).hexdigest()]
+
+
+def case_cubin_into_a_memoryview(n):
+    handle = linked(n)
+    cubin = bytearray(n.get_linked_cubin_size(handle))
+    n.get_linked_cubin(handle, memoryview(cubin))
+    n.destroy(handle)
+    return bytes(cubin[:4]).hex()
+
+
+def case_options_as_a_tuple_and_data_as_a_bytearray(n):
+    handle = n.create(2, (ARCH, "-O3"))
+    n.add_data(handle, int(n.InputType.PTX), bytearray(PTX), len(PTX), "add_one.ptx")
+    n.complete(handle)
+    size = n.get_linked_cubin_size(handle)
+    n.destroy(handle)
+    return size > 0
+
+
+def case_add_file(n):
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "add_one.ptx")
+        with open(path, "wb") as f:
+            f.write(PTX)
+        handle = n.create(1, [ARCH])
+        n.add_file(handle, n.InputType.PTX, path)
+        n.complete(handle)
+        size = n.get_linked_cubin_size(handle)
+        n.destroy(handle)
+    return size > 0
+
+
+def case_info_log(n):
+    handle = linked(n, options=(ARCH, "-verbose"))
+    size, text = log(n, handle, "info")
+    n.destroy(handle)
+    # The verbose log names the kernel; it also times the link, which differs between runs.
+    return [size == len(text), text.endswith(b"\0"), b"add_one" in text]
+
+
+def case_empty_error_log(n):
+    handle = linked(n)
+    result = log(n, handle, "error")
+    n.destroy(handle)
+    return [result[0], result[1].hex()]
+
+
+def case_bad_input_raises_with_the_error_log(n):
+    handle = n.create(1, [ARCH])
+    try:
+        n.add_data(handle, n.InputType.PTX, b"not ptx", 7, "bad.ptx")
+        n.complete(handle)
+        return "no error"
+    except n.nvJitLinkError as error:
+        return [failure(error, n), log(n, handle, "error")[1].decode(errors="replace")]
+    finally:
+        n.destroy(handle)
+
+
+def case_unknown_option_raises(n):
+    try:
+        n.create(1, ["-no-such-option"])
+        return "no error"
+    except n.nvJitLinkError as error:
+        return failure(error, n)
+
+
+def case_no_options_raises(n):
+    # No options at all: an empty list is passed as NULL.
+    try:
+        n.create(0, [])
+        return "no error"
+    except n.nvJitLinkError as error:
+        return failure(error, n)
+
+
+def case_null_handle_raises(n):
+    try:
+        n.complete(0)
+        return "no error"
+    except n.nvJitLinkError as error:
+        return failure(error, n)
+
+
+def case_error_of_a_status_by_hand(n):
+    return failure(n.nvJitLinkError(int(n.Result.ERROR_INTERNAL)), n)
+
+
+def case_a_read_only_output_buffer_is_refused(n):
+    handle = linked(n)
+    try:
+        n.get_linked_cubin(handle, bytes(n.get_linked_cubin_size(handle)))
+        return "no error"
+    finally:
+        n.destroy(handle)

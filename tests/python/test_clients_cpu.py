@@ -1,0 +1,183 @@
+"""The libraries built on cuda.bindings, on ours as the only cuda.bindings, on CPU: the official
+cuda-core and numba-cuda wheels installed `--no-deps` into the fresh virtual environment that holds
+our wheel (generated as `cuda.bindings`; the fixture of test_as_cuda_bindings.py), with the pure
+packages they need and the CTK's library wheels (runtime, NVRTC, nvJitLink, NVVM), all pinned
+below and downloaded once into $CTKGEN_CACHE/client-wheels. Then `client_programs.py offline`
+(tests/gpu/python: what needs no GPU — imports, cuda.core's Program from C++ to PTX, cubin and
+LTO-IR, its Linker over nvJitLink, numba-cuda's compile_ptx and LTO-IR) runs on ours and, in the
+same environment with the official cuda.bindings of the same CTK minor first on the path (the
+parity pin), on the official package; the results (digests of everything compiled, symbol maps,
+warnings) must be equal. cuda.core asks the driver for its version before it compiles PTX: the
+fake driver answers (ours through CTKGEN_LIBCUDA, the official one as libcuda.so.1).
+
+cuda.core imports `cuda.bindings.cynvvm` and `cynvjitlink`, and numba-cuda compiles through
+`cuda.bindings.nvvm`: while the package has not these modules, the comparison asserts that the
+import fails on exactly such a module and skips, naming the missing ones. The GPU side of the
+same programs is tests/gpu/clients.sh."""
+import fcntl
+import glob
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+
+import pytest
+
+import both_modules
+from conftest import CACHE, REPO, run
+from test_as_cuda_bindings import venv  # noqa: F401 (the fixture: our wheel alone in a fresh venv)
+
+PROGRAMS = os.path.join(REPO, "tests", "gpu", "python", "client_programs.py")
+# The clients as published, and the pure packages they need (numba's own bound keeps numpy < 2.6).
+CLIENTS = ["cuda-core==1.2.2", "numba-cuda==0.30.4"]
+DEPENDENCIES = ["cuda-pathfinder==1.9.1", "numba==0.68.1", "llvmlite==0.50.0", "numpy==2.2.6", "packaging==26.4"]
+# The modules of the package the clients need that other work adds (issue 34, item 3).
+JIT_MODULES = ["nvjitlink", "nvvm", "cynvjitlink", "cynvvm", "_internal/nvjitlink", "_internal/nvvm"]
+
+
+def library_wheels(ctk):
+    """[package==version] of the CTK's runtime, NVRTC, nvJitLink and NVVM wheels: the catalogue's
+    pins for the newest release of `ctk`; nvJitLink and NVVM, where the catalogue has no pin for
+    them yet, at the NVRTC wheel's version (one version for the three in 13.x releases)."""
+    with open(os.path.join(REPO, "headers", "ctk.toml"), "rb") as f:
+        releases = [r for r in tomllib.load(f)["release"] if r["ctk"].startswith(ctk + ".")]
+    release = max(releases, key=lambda r: [int(p) for p in r["ctk"].split(".")])
+    companions = {c["extra"]: (c["package"], c["wheel_version"]) for c in release.get("companion", [])}
+    nvrtc = companions["nvrtc"]
+    suffix = nvrtc[0][len("nvidia-cuda-nvrtc"):]  # "" on 13.x, "-cu12" on 12.x
+    wanted = [(release["package"], release["wheel_version"]), nvrtc,
+              companions.get("nvjitlink", (f"nvidia-nvjitlink{suffix}", nvrtc[1])),
+              companions.get("nvvm", (f"nvidia-nvvm{suffix}", nvrtc[1]))]
+    return [f"{name}=={version}" for name, version in wanted]
+
+
+def downloaded(requirements):
+    """The wheels of `requirements` (each pinned, no dependencies) for this interpreter, downloaded
+    once into the cache; returns their paths."""
+    key = hashlib.sha256(f"{sorted(requirements)}|{sys.version_info[:2]}".encode()).hexdigest()[:16]
+    folder = os.path.join(CACHE, "client-wheels", key)
+    if not os.path.exists(os.path.join(folder, ".complete")):
+        os.makedirs(os.path.join(CACHE, "locks"), exist_ok=True)
+        with open(os.path.join(CACHE, "locks", f"client-wheels-{key}.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.exists(os.path.join(folder, ".complete")):
+                partial = f"{folder}.{os.getpid()}"
+                shutil.rmtree(partial, ignore_errors=True)
+                run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:", "--dest",
+                     partial, *requirements])
+                open(os.path.join(partial, ".complete"), "w").close()
+                shutil.rmtree(folder, ignore_errors=True)
+                os.rename(partial, folder)
+    wheels = sorted(glob.glob(os.path.join(folder, "*.whl")))
+    assert len(wheels) == len(requirements), wheels
+    return wheels
+
+
+@pytest.fixture(scope="module")
+def clients(venv):  # noqa: F811 (pytest's fixture argument)
+    """The venv of test_as_cuda_bindings (our wheel alone) with the clients, their pure dependencies
+    and the CTK's library wheels installed, offline and without dependency resolution."""
+    ctk, interpreter, wheel = venv
+    wheels = downloaded(CLIENTS + DEPENDENCIES + library_wheels(ctk))
+    run([interpreter, "-m", "pip", "install", "-q", "--no-deps", "--no-index", *wheels])
+    site = subprocess.run([interpreter, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    missing = [m for m in JIT_MODULES if not any(n.startswith(f"cuda/bindings/{m}.") for n in names)]
+    return ctk, interpreter, site, missing
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH")
+           and not k.startswith("CTKGEN_LIB")}
+    env.update(extra)
+    return env
+
+
+def offline(interpreter, env, *args):
+    """Runs the offline program; returns (exit status, its JSON object)."""
+    result = subprocess.run([interpreter, PROGRAMS, "offline", *args], env=env, capture_output=True, text=True,
+                            cwd="/", timeout=900)
+    assert result.stdout.strip(), f"no output (exit {result.returncode}):\n{result.stderr[-4000:]}"
+    return result.returncode, json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def official_run(clients, fake_libcuda):
+    """The offline program on the official cuda.bindings of the same CTK minor (first on the path,
+    so the same clients import it), against the fake driver as libcuda.so.1."""
+    ctk, interpreter, _, _ = clients
+    official = both_modules.official_path(CACHE, ctk)
+    if official is None:
+        pytest.skip(f"no official cuda-bindings release pinned for {ctk}")
+    env = clean_env(PYTHONPATH=official[0], LD_LIBRARY_PATH=os.path.dirname(fake_libcuda))
+    return offline(interpreter, env)
+
+
+@pytest.fixture(scope="module")
+def ours_run(clients, fake_libcuda):
+    _, interpreter, site, _ = clients
+    return offline(interpreter, clean_env(CTKGEN_LIBCUDA=fake_libcuda), "--expect-bindings", site)
+
+
+def test_pip_takes_ours_for_what_the_clients_require(clients):
+    """`pip check`: numba-cuda's `cuda-bindings>=12.9.1,<14` (and every other requirement of the
+    installed clients) is met, by our distribution: the venv holds no other cuda-bindings."""
+    _, interpreter, _, _ = clients
+    check = subprocess.run([interpreter, "-m", "pip", "check"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    listed = subprocess.run([interpreter, "-m", "pip", "list", "--format", "json"], capture_output=True, text=True,
+                            check=True)
+    versions = {p["name"].lower(): p["version"] for p in json.loads(listed.stdout)}
+    assert versions["cuda-core"] == "1.2.2" and versions["numba-cuda"] == "0.30.4", versions
+    assert versions["cuda-bindings"].startswith(clients[0] + "."), versions
+
+
+def test_ours_is_the_only_cuda_bindings(ours_run, clients):
+    _, _, site, _ = clients
+    status, out = ours_run
+    assert status != 2, out["bindings"]
+    bindings = out["bindings"]
+    assert bindings["file"] == os.path.join(site, "cuda", "bindings", "__init__.py"), bindings
+    assert bindings["other_cuda_bindings_on_path"] == [], bindings
+    assert bindings["version"] == bindings["distribution"], bindings
+    assert len(bindings["distributions_named_cuda_bindings"]) == 1, bindings
+
+
+def test_the_official_package_runs_the_offline_program(official_run):
+    """The reference side: everything runs and is available (nvJitLink and NVVM from their wheels),
+    so a comparison with ours compares results, not absences."""
+    status, out = official_run
+    assert status == 0 and not out["failed"], json.dumps(out["results"], indent=1)[-6000:] + str(
+        out["info"].get("tracebacks"))
+    results = out["results"]
+    assert "unavailable" not in json.dumps(results), results
+    assert results["imports"] == {"cuda.core": "1.2.2", "numba.cuda_from_numba_cuda": True}
+    program = results["program"]
+    assert [program[t]["code_type"] for t in ("ptx", "cubin", "ltoir")] == ["ptx", "cubin", "ltoir"]
+    assert program["ptx"]["symbol_mapping"] == program["cubin"]["symbol_mapping"] != {}
+    assert results["link_ltoir"]["elf"] and results["link_ptx"]["elf"]
+    assert set(results["numba_compile_ptx"]) == {"add_squares", "block_sum", "combine"}
+
+
+def test_ours_gives_the_official_results(ours_run, official_run, clients):
+    _, _, _, missing = clients
+    status, out = ours_run
+    if missing:
+        # The clients stop at import, on one of the modules the package does not have yet.
+        error = out["results"]["imports"].get("error", "")
+        assert error.startswith("ModuleNotFoundError: No module named 'cuda.bindings."), out["results"]
+        named = error.split("'")[1][len("cuda.bindings."):].replace(".", "/")
+        assert named in missing, (named, missing)
+        pytest.skip(f"the package has no {', '.join(missing)} yet: cuda.core stops at import ({error})")
+    official = official_run[1]["results"]
+    differences = {step: {"ours": out["results"].get(step), "official": official[step]}
+                   for step in official if out["results"].get(step) != official[step]}
+    assert not differences, json.dumps(differences, indent=1)[-8000:]
+    assert status == 0 and not out["failed"], out["info"].get("tracebacks")
