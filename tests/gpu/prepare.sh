@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Prepares the GPU suite on a machine with Rust (no GPU needed): generates the Python packages
-# for one CTK 13.x and one 12.x, builds the Rust test binary over the generated 13.x crate, and
-# puts everything the GPU host needs into one ignored folder, target/gpu-bundle/ (< 64 MiB).
+# for one CTK 13.x and one 12.x and the Rust crates of every CTK, builds the Rust test binary
+# twice over the driver's crate, with the 13.x CTK's feature and with the 12.x one (the GPU host
+# has no Rust), and puts everything the GPU host needs into one ignored folder,
+# target/gpu-bundle/ (< 64 MiB).
 #
 #   tests/gpu/prepare.sh                        # CTKs 13.1 and 12.9
 #   CTK_13=13.0 CTK_12=12.8 tests/gpu/prepare.sh
@@ -17,12 +19,24 @@ GEN=target/gpu-gen
 BUNDLE=target/gpu-bundle
 LIMIT_BYTES=$((64 * 1024 * 1024))
 
-# The Rust program's Cargo.toml names $GEN/13.1/rust/cuda-driver-sys; another 13.x is generated there too.
-$XTASK generate --ctk "$CTK_13" --lang all --out "$GEN/13.1"
+$XTASK generate --ctk "$CTK_13" --lang cython --out "$GEN/13.1"
 $XTASK generate --ctk "$CTK_12" --lang cython --out "$GEN/12.9"
 # The 13.x package again under the official package's name, for the README's family program.
 $XTASK generate --ctk "$CTK_13" --lang cython --python-package cuda.bindings --out "$GEN/as-cuda-bindings"
-cargo build --release --offline --manifest-path tests/gpu/rust/Cargo.toml --target-dir target/gpu-rust
+# The crates of every CTK, a feature each; the Rust program's Cargo.toml names $GEN/rust/cuda-driver-sys.
+$XTASK generate --all --lang rust --out "$GEN"
+feature_of() {  # 13.1 or 13.1.2 -> cuda-13010
+    local major minor
+    IFS=. read -r major minor _ <<<"$1"
+    echo "cuda-$((major * 1000 + minor * 10))"
+}
+# The program once per toolkit: the feature chooses the crate's declarations (CUtensorMap's
+# alignment among them).
+for ctk in "$CTK_13" "$CTK_12"; do
+    cargo build --release --offline --manifest-path tests/gpu/rust/Cargo.toml --target-dir target/gpu-rust \
+        --features "cuda-driver-sys/$(feature_of "$ctk")"
+    cp target/gpu-rust/release/tma-rust-tests "target/gpu-rust/tma-rust-tests-$ctk"
+done
 
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/pkgs" "$BUNDLE/bin" "$BUNDLE/kernels" "$BUNDLE/python" "$BUNDLE/lib"
@@ -35,7 +49,7 @@ import re, sys
 section = open("README.md").read().split("## Using the output", 1)[1].split("\n## ", 1)[0]
 open(sys.argv[1], "w").write(re.findall(r"```python\n(.*?)```", section, re.S)[1])
 PY
-cp target/gpu-rust/release/tma-rust-tests "$BUNDLE/bin/"
+cp "target/gpu-rust/tma-rust-tests-$CTK_13" "target/gpu-rust/tma-rust-tests-$CTK_12" "$BUNDLE/bin/"
 cp tests/gpu/run.sh tests/gpu/report.py "$BUNDLE/"
 cp tests/gpu/kernels/tma_kernels.cu "$BUNDLE/kernels/"
 cp tests/gpu/python/tma_suite.py tests/gpu/python/graph_programs.py tests/gpu/python/run_suite.py "$BUNDLE/python/"
@@ -57,7 +71,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 with open(f"{target}/{name.rsplit('/', 1)[1]}", "wb") as out:
                     out.write(z.read(name))
 PY
-printf 'CTK_13=%s\nCTK_12=%s\n' "$CTK_13" "$CTK_12" >"$BUNDLE/MANIFEST"
+printf 'CTK_13=%s\nCTK_12=%s\nFEATURE_13=%s\nFEATURE_12=%s\n' "$CTK_13" "$CTK_12" \
+    "$(feature_of "$CTK_13")" "$(feature_of "$CTK_12")" >"$BUNDLE/MANIFEST"
 bash tests/gpu/prepare_clients.sh "$BUNDLE"  # cuda.core and numba-cuda on ours: clients.sh, its programs, wheels
 
 size=$(du -sb "$BUNDLE" | cut -f1)

@@ -1,6 +1,7 @@
-"""Writes RESULTS.md from the JSON results of run_suite.py (one per CTK) and tma-rust-tests.
+"""Writes RESULTS.md from the JSON results of run_suite.py and tma-rust-tests (one per CTK each).
 
-    python3 report.py --out RESULTS.md --env env.json results-13.1.json results-12.9.json rust.json
+    python3 report.py --out RESULTS.md --env env.json results-13.1.json results-12.9.json \
+        rust-13.1.json rust-12.9.json
 """
 import argparse
 import json

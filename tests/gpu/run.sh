@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU suite's runner, run from inside the bundle that tests/gpu/prepare.sh assembles
 # (target/gpu-bundle/): builds the generated Cython packages and the TMA kernels, then runs the
-# Python tests (one CTK 13.x and one 12.x package) and the Rust test binary, and writes
+# Python tests (one CTK 13.x and one 12.x package) and the Rust test binary (built for each of
+# the two CTKs), and writes
 # RESULTS.md. Needs an NVIDIA GPU of compute capability >= 9.0 with its driver, nvcc, and a
 # python3 with Cython and numpy; where any is missing it says what it skipped and exits 0.
 #
@@ -38,7 +39,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # shellcheck source=/dev/null
-. "$BUNDLE/MANIFEST"   # CTK_13, CTK_12: the package folders under pkgs/
+. "$BUNDLE/MANIFEST"   # CTK_13, CTK_12: the package folders under pkgs/; FEATURE_13, FEATURE_12
 # WORK may name the folder to build in (tests/gpu/on-device.sh reuses the built package).
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-gpu.XXXXXX")}
 mkdir -p "$WORK"
@@ -86,20 +87,25 @@ for label in "$CTK_13" "$CTK_12"; do
         --cubin "$WORK/tma_kernels-$label.cubin" --map-align "$(align_of "$label")" --label "python $label" \
         --json "$WORK/python-$label.json" --log "$WORK/python-$label.log" --jobs 6 2>&1 | tee -a "$LOG" &
 done
-"$BUNDLE/bin/tma-rust-tests" --cubin "$WORK/tma_kernels-$CTK_13.cubin" --json "$WORK/rust.json" 2>&1 \
-    | sed "s/^/rust $CTK_13: /" | tee -a "$LOG"
+# The Rust program, built once per toolkit with the crate's feature for it.
+for label in "$CTK_13" "$CTK_12"; do
+    "$BUNDLE/bin/tma-rust-tests-$label" --cubin "$WORK/tma_kernels-$label.cubin" \
+        --map-align "$(align_of "$label")" --json "$WORK/rust-$label.json" 2>&1 \
+        | sed "s/^/rust $label: /" | tee -a "$LOG"
+done
 wait
 cat "$WORK"/python-*.log >"$RESULTS/tests.log" 2>/dev/null
-# The Rust suite is labelled with the CTK its crate was generated from.
-"$PYTHON" - "$WORK/rust.json" "$CTK_13" <<'PY'
+# Each Rust run is labelled with the CTK and the feature its binary was built with.
+"$PYTHON" - "$WORK/rust-$CTK_13.json" "$CTK_13" "${FEATURE_13:-}" "$WORK/rust-$CTK_12.json" "$CTK_12" "${FEATURE_12:-}" <<'PY'
 import json, sys
-path, ctk = sys.argv[1], sys.argv[2]
-try:
-    data = json.load(open(path))
-except (OSError, ValueError):
-    sys.exit(0)
-data["label"] = f"rust {ctk} (cuda-driver-sys)"
-json.dump(data, open(path, "w"), indent=1)
+args = sys.argv[1:]
+for path, ctk, feature in zip(args[0::3], args[1::3], args[2::3]):
+    try:
+        data = json.load(open(path))
+    except (OSError, ValueError):
+        continue
+    data["label"] = f"rust {ctk} (cuda-driver-sys, feature {feature})"
+    json.dump(data, open(path, "w"), indent=1)
 PY
 
 # --- report -----------------------------------------------------------------------------------
@@ -123,9 +129,10 @@ env = {
 json.dump(env, open(sys.argv[1], "w"))
 PY
 "$PYTHON" "$BUNDLE/report.py" --out "$RESULTS/RESULTS.md" --env "$WORK/env.json" \
-    "$WORK/python-$CTK_13.json" "$WORK/python-$CTK_12.json" "$WORK/rust.json" | tee -a "$LOG"
+    "$WORK/python-$CTK_13.json" "$WORK/python-$CTK_12.json" "$WORK/rust-$CTK_13.json" "$WORK/rust-$CTK_12.json" \
+    | tee -a "$LOG"
 status=${PIPESTATUS[0]}
-cp "$WORK"/python-*.json "$WORK/rust.json" "$RESULTS/" 2>/dev/null
+cp "$WORK"/python-*.json "$WORK"/rust-*.json "$RESULTS/" 2>/dev/null
 if [ -n "${RESULTS_MD:-}" ]; then cp "$RESULTS/RESULTS.md" "$RESULTS_MD"; fi
 [ "$build_failed" = 1 ] && status=1
 say "RESULTS.md: $RESULTS/RESULTS.md"

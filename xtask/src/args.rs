@@ -121,9 +121,11 @@ pub struct GenerateArgs {
     #[command(flatten)]
     pub read: ReadArgs,
     /// Output folder: the Cython package goes to DIR/python/ (one module per library), each Rust
-    /// crate to DIR/rust/<crate>/; with --all, under DIR/<release>/, one folder per CTK. Default: the
-    /// repository's target/ctkgen/<release>/ (target/ctkgen/13.1.2/ for --ctk 13.1, one such
-    /// folder per CTK for --all; --header and --cuda-home name theirs above).
+    /// crate to DIR/rust/<crate>/. With --all, each CTK's Cython package goes to
+    /// DIR/<release>/python/ and each library's one Rust crate for every CTK (a feature per CTK)
+    /// to DIR/rust/<crate>/. Default: the repository's target/ctkgen/<release>/
+    /// (target/ctkgen/13.1.2/ for --ctk 13.1; --header and --cuda-home name theirs above), and
+    /// target/ctkgen/ for --all.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Which bindings to write: the Cython package (python/), the Rust -sys crates (rust/), or both.

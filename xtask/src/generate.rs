@@ -47,15 +47,11 @@ pub fn generate(ws: &Workspace, args: GenerateArgs) -> Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
     let progress = Progress::new(sources.len() as u64);
     let outcomes: Vec<Result<Generated>> = pool.install(|| {
-        use rayon::prelude::*;
-        sources
-            .par_iter()
-            .map(|source| {
-                let outcome = generate_one(ws, source, &libraries, &args, languages, &read);
-                progress.finished(outcome.as_ref().map(|g| g.label.as_str()).unwrap_or("failed"));
-                outcome
-            })
-            .collect()
+        if args.all {
+            every_ctk(ws, &sources, &libraries, &args, languages, &read, &progress)
+        } else {
+            sources.iter().map(|source| generate_one(ws, source, &libraries, &args, languages, &read)).collect()
+        }
     });
     progress.done();
 
@@ -108,7 +104,7 @@ fn refresh_command(args: &GenerateArgs) -> String {
     command
 }
 
-/// What one source's generation did.
+/// What one source's generation (or the Rust crates') did.
 struct Generated {
     label: String,
     /// What to print about it.
@@ -117,90 +113,130 @@ struct Generated {
     stale_files: usize,
 }
 
-/// Generates (or with --check compares) one source.
-fn generate_one(
+/// What one source has of the chosen libraries: those it ships, each with its headers and
+/// model, and those it does not (the catalogue lists their header for other releases only).
+struct Models {
+    libraries: Vec<ctkgen::Library>,
+    models: Vec<(ctkgen::HeaderSet, ctkgen::Api)>,
+    skipped: Vec<ctkgen::Library>,
+}
+
+impl Models {
+    fn bound(&self) -> Vec<ctkgen::BoundLibrary<'_>> {
+        (self.libraries.iter().zip(&self.models))
+            .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
+            .collect()
+    }
+}
+
+/// `--all`: every CTK's models are read first (in parallel); then each CTK's Python package and
+/// the Rust crates, which bind every CTK at once, are emitted side by side. The outcomes: one
+/// per CTK's package, then the crates'.
+fn every_ctk(
     ws: &Workspace,
-    source: &HeaderSource,
+    sources: &[HeaderSource],
     libraries: &[ctkgen::Library],
     args: &GenerateArgs,
     languages: Languages,
     read: &ReadOptions,
-) -> Result<Generated> {
-    // One source at a time on the screen: say what stage it is in. Many at once have a bar.
-    let stage = |line: &str| {
-        if !args.all {
-            crate::progress(line);
+    progress: &Progress,
+) -> Vec<Result<Generated>> {
+    use rayon::prelude::*;
+    let read: Vec<Result<Models>> =
+        sources.par_iter().map(|source| read_models(ws, source, libraries, read, false)).collect();
+    let mut models = Vec::with_capacity(read.len());
+    for outcome in read {
+        match outcome {
+            Ok(read) => models.push(read),
+            Err(e) => return vec![Err(e)],
         }
-    };
-    // A release that does not ship a library (the catalogue lists its header for other
-    // releases only) is generated without it, and the report says so. Each library is asked
-    // in turn, so a source's first problem is the one reported.
-    let mut skipped = Vec::new();
-    let mut present = Vec::with_capacity(libraries.len());
-    let mut models = Vec::with_capacity(libraries.len());
+    }
+    let (mut packages, crates) = rayon::join(
+        || {
+            if !languages.cython() {
+                return Vec::new();
+            }
+            (sources.par_iter().zip(&models))
+                .map(|(source, models)| {
+                    let outcome = emit_one(ws, source, models, args, Languages::Cython);
+                    progress.finished(outcome.as_ref().map(|g| g.label.as_str()).unwrap_or("failed"));
+                    outcome
+                })
+                .collect()
+        },
+        || languages.rust().then(|| rust_crates(ws, args, &models)),
+    );
+    packages.extend(crates);
+    packages
+}
+
+/// The command named in the Rust crates that bind every CTK: the same whatever else the run
+/// wrote, so that `--all --lang rust --check` judges what `--all` wrote.
+fn all_command(args: &GenerateArgs) -> String {
+    let mut command = String::from("cargo xtask generate --all");
+    for library in &args.libraries {
+        command.push_str(&format!(" --library {library}"));
+    }
+    command
+}
+
+/// Reads one source's models of the chosen libraries it ships (a release that does not ship one
+/// is generated without it, and the report says so); each library is asked in turn, so a
+/// source's first problem is the one reported. With `alone`, the process parses nothing after
+/// this source: libclang's pages go as soon as the last library is read, and stages are told.
+fn read_models(
+    ws: &Workspace,
+    source: &HeaderSource,
+    libraries: &[ctkgen::Library],
+    read: &ReadOptions,
+    alone: bool,
+) -> Result<Models> {
+    let mut found = Models { libraries: Vec::new(), models: Vec::new(), skipped: Vec::new() };
     for (index, library) in libraries.iter().enumerate() {
         if !ctkgen::source_has_library(ws, source, library)? {
-            skipped.push(library);
+            found.skipped.push(library.clone());
             continue;
         }
-        // With one source nothing is parsed after the last library (libclang's pages go at once).
-        let last = !args.all && index + 1 == libraries.len();
-        let (headers, api, ()) = read_source_reporting(ws, source, read, library, last, stage, || ())?;
-        models.push((headers, api));
-        present.push(library.clone());
+        let last = alone && index + 1 == libraries.len();
+        let report = |line: &str| {
+            if alone {
+                stage(line);
+            }
+        };
+        let (headers, api, ()) = read_source_reporting(ws, source, read, library, last, report, || ())?;
+        found.models.push((headers, api));
+        found.libraries.push(library.clone());
     }
-    let libraries = present.as_slice();
-    let Some((first, _)) = models.first() else {
+    if found.models.is_empty() {
         bail!("none of the chosen libraries is in this release");
-    };
-    let label = ctkgen::source_label(first);
-    let mut command = match source {
-        HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
-        HeaderSource::Header(p) => {
-            format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy())
-        }
-        HeaderSource::CudaHome(_) => format!("cargo xtask generate --cuda-home <CUDA {label}>"),
-    };
-    // The files say how they were made: this option changes what the Python package accepts.
-    if args.strict_integers {
-        command.push_str(" --strict-integers");
     }
-    let options = ctkgen::GenerateOptions {
-        languages,
-        python_package: args.python_package.clone(),
-        legacy_inline_layout: args.legacy_inline_layout,
-        strict_integers: args.strict_integers,
-        command,
-        package: ws.package()?,
-    };
-    let bound: Vec<ctkgen::BoundLibrary> = libraries
-        .iter()
-        .zip(&models)
-        .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
-        .collect();
-    let emitters = match languages {
-        Languages::All => "cython and rust",
-        Languages::Cython => "cython",
-        Languages::Rust => "rust",
-    };
-    stage(&format!("emitting {emitters}"));
-    let files = ctkgen::emit(&bound, &options).with_context(|| format!("generating {label}"))?;
-    let out = match (&args.out, args.all) {
-        (Some(dir), true) => dir.join(&label),
-        (Some(dir), false) => dir.clone(),
-        (None, _) => ws.default_output(&label),
-    };
+    Ok(found)
+}
+
+/// Writes (or with --check compares) each library's one crate for every CTK read, under
+/// `<out>/rust/`; returns the report and, with --check, how many files are stale.
+fn rust_crates(ws: &Workspace, args: &GenerateArgs, models: &[Models]) -> Result<Generated> {
+    let command = all_command(args);
+    let toolkits: Vec<Vec<ctkgen::BoundLibrary>> = models.iter().map(Models::bound).collect();
+    let files = ctkgen::emit_rust_crates(&toolkits, &command).context("generating the Rust crates")?;
+    let out = args.out.clone().unwrap_or_else(|| ws.root.join("target").join("ctkgen")).join("rust");
+    let label = format!("rust crates ({} CTKs)", models.len());
+    let (report, stale_files) = report_tree(&out, &files, &command, args.check, &label)?;
+    Ok(Generated { label, report, stale_files })
+}
+
+/// Writes `files` to `out` (or with `check` compares them) and says what it did; returns that
+/// and the number of stale files.
+fn report_tree(
+    out: &std::path::Path,
+    files: &[ctkgen::OutputFile],
+    command: &str,
+    check: bool,
+    label: &str,
+) -> Result<(String, usize)> {
     let mut report = String::new();
-    for library in skipped {
-        report.push_str(&format!(
-            "{label}: no {} in this release (the catalogue lists it for others): {} skipped\n",
-            library.conventions.header, library.name
-        ));
-    }
-    let mut stale_files = 0;
-    if args.check {
-        let staleness = ctkgen::check_tree(&out, &files, Ownership::Manifest { command: &options.command })?;
-        stale_files = staleness.stale_files();
+    if check {
+        let staleness = ctkgen::check_tree(out, files, Ownership::Manifest { command })?;
         for (path, diff) in &staleness.changed {
             report.push_str(&format!("stale: {path}\n{diff}"));
         }
@@ -223,27 +259,107 @@ fn generate_one(
         if staleness.is_fresh() {
             report.push_str(&format!("{label}: {} is fresh\n", out.display()));
         }
-    } else {
+        return Ok((report, staleness.stale_files()));
+    }
+    let summary = ctkgen::write_tree(out, files, Ownership::Manifest { command })?;
+    let kept = match summary.kept {
+        0 => String::new(),
+        n => format!(", {n} other files kept"),
+    };
+    report.push_str(&format!(
+        "{label}: {} files in {} ({} written, {} unchanged, {} removed{kept})\n",
+        files.len(),
+        out.display(),
+        summary.written.len(),
+        summary.unchanged,
+        summary.removed.len()
+    ));
+    Ok((report, 0))
+}
+
+/// Generates (or with --check compares) one source.
+fn generate_one(
+    ws: &Workspace,
+    source: &HeaderSource,
+    libraries: &[ctkgen::Library],
+    args: &GenerateArgs,
+    languages: Languages,
+    read: &ReadOptions,
+) -> Result<Generated> {
+    let models = read_models(ws, source, libraries, read, true)?;
+    let generated = emit_one(ws, source, &models, args, languages);
+    // One source: the process ends next, and the system reclaims the models' megabytes at once;
+    // freeing them block by block first only costs time.
+    std::mem::forget(models);
+    generated
+}
+
+/// One source at a time on the screen: what stage it is in. Many at once have a bar.
+fn stage(line: &str) {
+    crate::progress(line);
+}
+
+/// Emits (or with --check compares) one source's bindings in `languages`.
+fn emit_one(
+    ws: &Workspace,
+    source: &HeaderSource,
+    models: &Models,
+    args: &GenerateArgs,
+    languages: Languages,
+) -> Result<Generated> {
+    let stage = |line: &str| {
+        if !args.all {
+            stage(line);
+        }
+    };
+    let label = ctkgen::source_label(&models.models[0].0);
+    let mut command = match source {
+        HeaderSource::Ctk(_) => format!("cargo xtask generate --ctk {label}"),
+        HeaderSource::Header(p) => {
+            format!("cargo xtask generate --header {}", p.file_name().unwrap_or_default().to_string_lossy())
+        }
+        HeaderSource::CudaHome(_) => format!("cargo xtask generate --cuda-home <CUDA {label}>"),
+    };
+    // The files say how they were made: this option changes what the Python package accepts.
+    if args.strict_integers {
+        command.push_str(" --strict-integers");
+    }
+    let options = ctkgen::GenerateOptions {
+        languages,
+        python_package: args.python_package.clone(),
+        legacy_inline_layout: args.legacy_inline_layout,
+        strict_integers: args.strict_integers,
+        command,
+        package: ws.package()?,
+    };
+    let bound = models.bound();
+    let emitters = match languages {
+        Languages::All => "cython and rust",
+        Languages::Cython => "cython",
+        Languages::Rust => "rust",
+    };
+    stage(&format!("emitting {emitters}"));
+    let files = ctkgen::emit(&bound, &options).with_context(|| format!("generating {label}"))?;
+    let out = match (&args.out, args.all) {
+        (Some(dir), true) => dir.join(&label),
+        (Some(dir), false) => dir.clone(),
+        (None, _) => ws.default_output(&label),
+    };
+    if !args.check {
         stage(&format!("writing {}", out.display()));
-        let summary = ctkgen::write_tree(&out, &files, Ownership::Manifest { command: &options.command })?;
-        let kept = match summary.kept {
-            0 => String::new(),
-            n => format!(", {n} other files kept"),
-        };
+    }
+    let mut report = String::new();
+    for library in &models.skipped {
         report.push_str(&format!(
-            "{label}: {} files in {} ({} written, {} unchanged, {} removed{kept})\n",
-            files.len(),
-            out.display(),
-            summary.written.len(),
-            summary.unchanged,
-            summary.removed.len()
+            "{label}: no {} in this release (the catalogue lists it for others): {} skipped\n",
+            library.conventions.header, library.name
         ));
     }
+    let (written, stale_files) = report_tree(&out, &files, &options.command, args.check, &label)?;
+    report.push_str(&written);
     if !args.all {
-        // One source: the process ends next, and the system reclaims the model and the files'
-        // megabytes at once; freeing them block by block first only costs time.
+        // See generate_one: the files' megabytes go with the process.
         std::mem::forget(files);
-        std::mem::forget(models);
     }
     Ok(Generated { label, report, stale_files })
 }

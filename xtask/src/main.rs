@@ -42,9 +42,10 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Generate the Rust crate of every CTK (or one) and build and test each with cargo.
+    /// Generate each library's Rust crate for every CTK (target/ctkgen/rust) and run clippy and
+    /// the tests of all of them under every feature (or one CTK's).
     RustCrates {
-        /// One CTK instead of every CTK in the catalogue.
+        /// Only this CTK's feature instead of every one.
         #[arg(long)]
         ctk: Option<String>,
     },

@@ -4,83 +4,77 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use ctkgen::{HeaderSource, Languages, OutputFile, Ownership, ReadOptions, Workspace};
+use ctkgen::{HeaderSource, OutputFile, Ownership, ReadOptions, Workspace};
 
 use crate::model::read_source;
 
+/// Generates each library's crate for every CTK (`target/ctkgen/rust`, as `generate --all --lang
+/// rust` does) and runs clippy and the tests of all of them under each feature, or under the
+/// feature of `ctk` alone.
 pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
-    let releases: Vec<String> = match ctk {
-        Some(query) => vec![ws.catalogue()?.resolve(&query)?.ctk.clone()],
-        None => ws.catalogue()?.newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect(),
+    use rayon::prelude::*;
+    let catalogue = ws.catalogue()?;
+    let releases: Vec<String> = catalogue.newest_per_minor().into_iter().map(|r| r.ctk.clone()).collect();
+    let chosen = match ctk {
+        Some(query) => Some(catalogue.resolve(&query)?.ctk.clone()),
+        None => None,
     };
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    // One target folder for all of them, so libloading builds once.
+    let all_libraries = ws.libraries()?;
+    // Per release, the libraries it ships (see `source_has_library`) and their models.
+    let read: Vec<Vec<(ctkgen::Library, ctkgen::HeaderSet, ctkgen::Api)>> = releases
+        .par_iter()
+        .map(|ctk| {
+            let source = HeaderSource::Ctk(ctk.clone());
+            let mut models = Vec::new();
+            for library in &all_libraries {
+                if ctkgen::source_has_library(ws, &source, library)? {
+                    let (headers, api) = read_source(ws, &source, &ReadOptions::default(), library)?;
+                    models.push((library.clone(), headers, api));
+                }
+            }
+            Ok(models)
+        })
+        .collect::<Result<_>>()?;
+    let bound: Vec<Vec<ctkgen::BoundLibrary>> = read
+        .iter()
+        .map(|models| {
+            (models.iter()).map(|(library, headers, api)| ctkgen::BoundLibrary { library, headers, api }).collect()
+        })
+        .collect();
+    let command = "cargo xtask generate --all";
+    let files = ctkgen::emit_rust_crates(&bound, command)?;
+    let out = ws.root.join("target").join("ctkgen").join("rust");
+    ctkgen::write_tree(&out, &files, Ownership::Manifest { command })?;
+    // One target folder for every feature: each keeps its own artifacts there.
     let target_dir = ws.root.join("target").join("ctkgen").join("rust-crates-target");
     let mut failed = Vec::new();
-    let all_libraries = ws.libraries()?;
     let mut built = 0;
-    for ctk in &releases {
-        // The libraries the release ships (see `source_has_library`).
-        let mut libraries = Vec::new();
-        for library in &all_libraries {
-            if ctkgen::source_has_library(ws, &HeaderSource::Ctk(ctk.clone()), library)? {
-                libraries.push(library.clone());
-            }
-        }
-        // Every library of the CTK at once: a crate is built beside the crates it depends on.
-        let read: Vec<_> = libraries
-            .iter()
-            .map(|library| read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default(), library))
-            .collect::<Result<_>>()?;
-        let bound: Vec<ctkgen::BoundLibrary> = libraries
-            .iter()
-            .zip(&read)
-            .map(|(library, (headers, api))| ctkgen::BoundLibrary { library, headers, api })
-            .collect();
-        let options = ctkgen::GenerateOptions {
-            languages: Languages::Rust,
-            python_package: String::new(),
-            legacy_inline_layout: false,
-            strict_integers: false,
-            command: format!("cargo xtask generate --ctk {ctk}"),
-            package: ws.package()?,
-        };
-        let out = ws.default_output(ctk);
-        let files = ctkgen::emit(&bound, &options)?;
-        for library in &libraries {
-            // Only this library's crate folder is this command's.
-            let crate_dir = format!("rust/{}/", library.conventions.rust_crate);
-            let rust: Vec<OutputFile> = files
-                .iter()
-                .filter_map(|f| {
-                    f.path
-                        .strip_prefix(&crate_dir)
-                        .map(|p| OutputFile { path: p.to_string(), contents: f.contents.clone() })
-                })
-                .collect();
-            ctkgen::write_tree(&out.join(&crate_dir), &rust, Ownership::Manifest { command: &options.command })?;
-        }
-        for library in &libraries {
-            let dir = out.join(format!("rust/{}/", library.conventions.rust_crate));
-            built += 1;
-            let ctk = format!("{ctk} {}", library.conventions.rust_crate);
-            for step in ["build", "test"] {
-                println!("==> {ctk}: cargo {step}");
-                let status = std::process::Command::new(&cargo)
-                    .args([step, "--quiet", "--manifest-path"])
-                    .arg(dir.join("Cargo.toml"))
-                    .arg("--target-dir")
-                    .arg(&target_dir)
-                    .status()
-                    .with_context(|| format!("cannot run cargo {step}"))?;
-                if !status.success() {
-                    failed.push(format!("{ctk} ({step})"));
-                    break;
-                }
+    for (ctk, models) in releases.iter().zip(&read).filter(|(ctk, _)| chosen.as_ref().is_none_or(|c| c == *ctk)) {
+        let mut numbers = ctk.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let feature = format!("cuda-{}", numbers.next().unwrap_or(0) * 1000 + numbers.next().unwrap_or(0) * 10);
+        // The crates of the libraries this release ships have its feature.
+        let features: Vec<String> =
+            models.iter().map(|(l, _, _)| format!("{}/{feature}", l.conventions.rust_crate)).collect();
+        let features = features.join(",");
+        built += 1;
+        let clippy =
+            ["clippy", "--workspace", "--all-targets", "--quiet", "--features", &features, "--", "-D", "warnings"];
+        let test = ["test", "--workspace", "--quiet", "--features", &features];
+        for (step, args) in [("clippy", &clippy[..]), ("test", &test[..])] {
+            println!("==> {feature} ({ctk}): cargo {step}");
+            let status = std::process::Command::new(cargo())
+                .args(args)
+                .current_dir(&out)
+                .env("CARGO_TARGET_DIR", &target_dir)
+                .status()
+                .with_context(|| format!("cannot run cargo {step}"))?;
+            if !status.success() {
+                failed.push(format!("{feature} ({step})"));
+                break;
             }
         }
     }
-    println!("rust crates: {} passed, {} failed", built - failed.len(), failed.len());
+    println!("rust crates: {} of {built} features passed", built - failed.len());
     if !failed.is_empty() {
         println!("failed: {}", failed.join(", "));
         return Ok(ExitCode::from(1));

@@ -67,9 +67,12 @@ fn all_ctks_are_byte_identical_across_threads_and_folders() {
     let (ta, tb) = (tree(&a), tree(&b));
     assert!(ta.len() > 15 * 10, "{} files", ta.len());
     assert_eq!(ta, tb);
-    let roots: Vec<_> =
+    let mut roots: Vec<_> =
         std::fs::read_dir(&a).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-    assert_eq!(roots.len(), 15, "{roots:?}");
+    roots.sort();
+    // A folder per CTK (its Python package) and one of the Rust crates, which bind every CTK.
+    assert_eq!(roots.len(), 16, "{roots:?}");
+    assert_eq!(roots.last().map(String::as_str), Some("rust"), "{roots:?}");
     // Nothing of the host leaks into the output.
     for (path, _) in ta.iter().filter(|(p, _)| !p.contains("/include/")) {
         let text = std::fs::read_to_string(a.join(path)).unwrap();
@@ -294,25 +297,53 @@ fn committed_abi_summaries_are_fresh() {
     );
 }
 
-/// What a release pipeline publishes: `cargo package` of the generated crate succeeds (licence,
-/// description and readme set; no repository, as none is known; the build from the packaged
-/// sources passes), and its version carries the CTK as build metadata. The README's Rust example
-/// then builds, as written, in a crate of its own that depends on this one as the README says.
+/// The crates of every CTK package for release: each with the metadata a registry asks for, a
+/// plain version, a feature per CTK and the toolkits in its metadata; `cargo package --workspace`
+/// packs and verifies them all (the runtime's crate against the driver's as packed, through
+/// cargo's temporary registry), each built with its newest feature. The README's Rust example
+/// then builds, as written, in a crate of its own that depends on the driver's crate as the
+/// README says, choosing its feature.
 #[test]
-fn generated_crate_packages_for_release() {
+fn generated_crates_package_for_release() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    ok(&root(), &["generate", "--ctk", "13.1", "--lang", "rust", "--out", out.to_str().unwrap()]);
-    let manifest = std::fs::read_to_string(out.join("rust/cuda-driver-sys/Cargo.toml")).unwrap();
-    for field in ["license = ", "description = ", "readme = \"README.md\""] {
-        assert!(manifest.contains(field), "Cargo.toml lacks {field}:\n{manifest}");
+    ok(&root(), &["generate", "--all", "--lang", "rust", "--out", out.to_str().unwrap()]);
+    // A crate per described library, each its folder.
+    let mut crates: Vec<String> = std::fs::read_dir(out.join("rust"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    crates.sort();
+    assert!(crates.len() >= 3 && crates.iter().all(|c| c.ends_with("-sys")), "{crates:?}");
+    let mut newest = String::new();
+    for name in &crates {
+        let manifest = std::fs::read_to_string(out.join("rust").join(name).join("Cargo.toml")).unwrap();
+        for field in ["license = ", "description = ", "readme = \"README.md\"", "\nversion = \"0.1.0\"\n"] {
+            assert!(manifest.contains(field), "{name}: Cargo.toml lacks {field}:\n{manifest}");
+        }
+        // The workspace sets no repository, so the generated crate states none.
+        assert!(!manifest.contains("repository"), "a repository nothing establishes:\n{manifest}");
+        let features: Vec<&str> = manifest
+            .split("\n[features]\n")
+            .nth(1)
+            .unwrap()
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .filter_map(|l| l.strip_prefix("cuda-")?.split(' ').next())
+            .collect();
+        assert_eq!(features.len(), 15, "{name}: a feature per CTK:\n{manifest}");
+        assert!(!manifest.contains("\ndefault = "), "{name}: no toolkit is chosen for the user");
+        newest = format!("cuda-{}", features.last().unwrap());
+        assert!(manifest.contains(&format!("[package.metadata.docs.rs]\nfeatures = [\"{newest}\"]")), "{manifest}");
+        assert!(manifest.contains("[package.metadata.ctkgen.toolkits]"), "{manifest}");
     }
-    // The workspace sets no repository, so the generated crate states none.
-    assert!(!manifest.contains("repository"), "a repository nothing establishes:\n{manifest}");
+    let chosen: Vec<String> = crates.iter().map(|name| format!("{name}/{newest}")).collect();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let packaged = Command::new(&cargo)
-        .args(["package", "--quiet", "--manifest-path"])
-        .arg(out.join("rust/cuda-driver-sys/Cargo.toml"))
+        .args(["package", "--workspace", "--quiet", "--features", &chosen.join(","), "--manifest-path"])
+        .arg(out.join("rust/Cargo.toml"))
         .arg("--target-dir")
         .arg(tmp.path().join("target"))
         .output()
@@ -320,22 +351,21 @@ fn generated_crate_packages_for_release() {
     let stderr = String::from_utf8_lossy(&packaged.stderr);
     assert!(packaged.status.success(), "cargo package failed:\n{stderr}");
     // Cargo asks for one of documentation, homepage or repository; none is known. Anything else
-    // missing (a description, a licence) is a failure.
+    // missing (a description, a licence) or any warning of the build is a failure.
     let missing: Vec<&str> = stderr.lines().filter(|l| l.contains("warning: manifest has no")).collect();
     assert!(
         missing.iter().all(|l| l.contains("manifest has no documentation, homepage or repository")),
         "metadata missing:\n{stderr}"
     );
-    let crates: Vec<String> = std::fs::read_dir(tmp.path().join("target/package"))
+    assert_eq!(stderr.matches("warning").count(), missing.len(), "{stderr}");
+    let mut packed: Vec<String> = std::fs::read_dir(tmp.path().join("target/package"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".crate"))
         .collect();
-    let release = crates
-        .iter()
-        .find_map(|n| n.strip_prefix("cuda-driver-sys-0.1.0+ctk.")?.strip_suffix(".crate"))
-        .unwrap_or_else(|| panic!("the version names the CTK: {crates:?}"));
-    assert!(release.starts_with("13.1."), "{release}");
+    packed.sort();
+    let expected: Vec<String> = crates.iter().map(|name| format!("{name}-0.1.0.crate")).collect();
+    assert_eq!(packed, expected, "plain versions");
 
     // The README's Rust example, verbatim: its `[dependencies]` in a crate of its own, whose
     // relative path is made to lead to this output, and its program as that crate's main.rs.
@@ -350,7 +380,8 @@ fn generated_crate_packages_for_release() {
         .nth(1)
         .and_then(|s| s.split('"').next())
         .expect("the README depends on the crate by path");
-    assert!(path.ends_with(&format!("/{release}/rust/cuda-driver-sys")), "the README's path names {release}: {path}");
+    assert!(path.ends_with("/target/ctkgen/rust/cuda-driver-sys"), "the README's path: {path}");
+    assert!(dependencies.contains("features = [\"cuda-"), "the README chooses a feature: {dependencies}");
     let user = tmp.path().join("user/my-crate");
     let linked = user.join(path);
     std::fs::create_dir_all(user.join("src")).unwrap();

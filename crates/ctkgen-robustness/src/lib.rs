@@ -50,7 +50,7 @@ pub fn check_header_bytes(bytes: &[u8]) {
     let back = Api::from_json(&json).unwrap_or_else(|e| panic!("the model's JSON does not read back: {e}"));
     assert_eq!(back.to_json(), json, "the model's JSON changes on a round trip");
     let _ = ctkgen_cython::emit(&api, cython_options());
-    let _ = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::for_api(&api, "fuzz"), driver_conventions());
+    let _ = ctkgen_rust::emit(&api, &ctkgen_rust::RustOptions::with_command("fuzz"), driver_conventions());
 }
 
 fn driver_files() -> ctkgen_headers::LibraryFiles {

@@ -573,7 +573,7 @@ fn run_batch(
         let api = parse(dir, "refused.h", &refused_source).map_err(fail)?;
         match ctkgen_rust::emit(
             &api,
-            &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+            &ctkgen_rust::RustOptions::with_command("layout properties"),
             ctkgen_robustness::driver_conventions(),
         ) {
             Ok(_) => {
@@ -621,7 +621,7 @@ fn emit_collection(
         let api = parse(dir, "collected.h", &source)?;
         match ctkgen_rust::emit(
             &api,
-            &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+            &ctkgen_rust::RustOptions::with_command("layout properties"),
             ctkgen_robustness::driver_conventions(),
         ) {
             Ok(files) => return Ok((files, source, left_out)),
@@ -640,7 +640,7 @@ fn build_rust_crate(source: &str) -> Result<(), String> {
     let api = parse(dir.path(), "crate.h", source)?;
     let files = ctkgen_rust::emit(
         &api,
-        &ctkgen_rust::RustOptions::for_api(&api, "layout properties"),
+        &ctkgen_rust::RustOptions::with_command("layout properties"),
         ctkgen_robustness::driver_conventions(),
     )
     .map_err(|e| format!("rust emitter: {e}"))?;

@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let command = args.next().unwrap_or_else(|| "cargo run -p ctkgen-rust --example emit_crate".into());
     let api = ctkgen_ir::Api::from_json(&std::fs::read_to_string(&ir)?)?;
     let conventions: ctkgen_ir::LibraryConventions = toml::from_str(&std::fs::read_to_string(&library)?)?;
-    let options = ctkgen_rust::RustOptions::for_api(&api, command);
+    let options = ctkgen_rust::RustOptions::with_command(command);
     for file in ctkgen_rust::emit(&api, &options, &conventions)? {
         let path = out.join(&file.path);
         std::fs::create_dir_all(path.parent().ok_or("file without folder")?)?;

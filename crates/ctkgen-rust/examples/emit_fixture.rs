@@ -9,7 +9,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::path::PathBuf::from(args.next().ok_or("usage: emit_fixture OUT_DIR [ALIGN]")?);
     let align: u64 = args.next().as_deref().unwrap_or("128").parse()?;
     let api = support::api(align);
-    let options = ctkgen_rust::RustOptions::for_api(&api, "cargo run -p ctkgen-rust --example emit_fixture");
+    let options = ctkgen_rust::RustOptions::with_command("cargo run -p ctkgen-rust --example emit_fixture");
     for file in ctkgen_rust::emit(&api, &options, &conventions()?)? {
         let path = out.join(&file.path);
         std::fs::create_dir_all(path.parent().ok_or("file without folder")?)?;

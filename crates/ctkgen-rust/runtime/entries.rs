@@ -16,9 +16,9 @@ unsafe impl Send for Address {}
 // SAFETY: as above.
 unsafe impl Sync for Address {}
 
-/// One function's names and versions, and its address once resolved.
+/// How one function is found (its lookup name, symbol and versions), and its address once
+/// resolved.
 pub(crate) struct Entry {
-    name: &'static CStr,
     lookup: &'static CStr,
     symbol: &'static CStr,
     version: Option<u32>,
@@ -28,13 +28,12 @@ pub(crate) struct Entry {
 
 impl Entry {
     pub(crate) const fn new(
-        name: &'static CStr,
         lookup: &'static CStr,
         symbol: &'static CStr,
         version: Option<u32>,
         per_thread: Option<(&'static CStr, Option<u32>)>,
     ) -> Self {
-        Entry { name, lookup, symbol, version, per_thread, address: OnceLock::new() }
+        Entry { lookup, symbol, version, per_thread, address: OnceLock::new() }
     }
 
     /// The entry point, resolved on the first call and cached.

@@ -19,7 +19,8 @@
 // - `LOOKUP_SYMBOL`, the symbol of the versioned entry-point lookup, and
 //   `fn lookup_versioned(lookup: *mut c_void, name: &CStr, version: u32, per_thread: bool)
 //   -> Option<*mut c_void>`, which calls it (or, without one, returns `None`);
-// - the crate root's `FUNCTIONS: [runtime::Entry; N]`, sorted by name.
+// - in the crate root, a `static` `Entry` per function and `fn entry_named(name: &str) ->
+//   Option<&'static runtime::Entry>`, which finds a function's entry by its name.
 //
 // Comments like these are dropped when the files are emitted; only `///` docs reach the output.
 // The emitter's tests compile these files against stand-ins for those items and exercise them.

@@ -17,8 +17,5 @@ pub fn library_status() -> Result<(), LoadError> {
 /// `Ok(false)` for a function the library lacks or the bindings do not know.
 pub fn function_available(name: &str) -> Result<bool, LoadError> {
     library_status()?;
-    Ok(match super::FUNCTIONS.binary_search_by(|entry| entry.name.to_bytes().cmp(name.as_bytes())) {
-        Ok(index) => super::FUNCTIONS[index].address().is_ok(),
-        Err(_) => false,
-    })
+    Ok(super::entry_named(name).is_some_and(|entry| entry.address().is_ok()))
 }

@@ -9,11 +9,14 @@ use ctkgen_ir::doc::{split_member, ParsedDocs};
 use ctkgen_ir::Type;
 use rayon::prelude::*;
 
+use crate::features::Features;
+use crate::merge::{Item, Merged};
 use crate::names::{self, Name};
 use crate::plan::{Member, Plan, RecordShape};
 
-/// The link target of every name a comment may refer to, built once per crate from the plan.
-/// Only looked up (every reference of every comment), never iterated, so hash maps.
+/// The link target of every name a comment may refer to, built once per plan. Only looked up
+/// (every reference of every comment), never iterated, so hash maps.
+#[derive(Default)]
 pub struct DocLinks {
     /// C name (function, record, enum, typedef, constant, enum constant) to its Rust path.
     items: HashMap<String, String>,
@@ -82,43 +85,123 @@ impl DocLinks {
         }
         DocLinks { items, members }
     }
+}
 
-    fn resolve(&self, name: &str) -> Option<String> {
-        match split_member(name) {
-            None => self.items.get(name).cloned(),
-            Some((record, member)) => self.members.get(record)?.get(member).cloned(),
+/// The link targets of every toolkit's plan, each with the toolkits that have it. A comment is
+/// printed for every toolkit of its item's form, so it links to a name only when each of those
+/// toolkits has the name: under any feature, every link resolves.
+pub struct Links {
+    items: HashMap<String, (String, Features)>,
+    members: HashMap<String, HashMap<String, (String, Features)>>,
+}
+
+impl Links {
+    /// The links of `plans`, oldest toolkit first.
+    pub fn new(plans: &[Plan]) -> Links {
+        let mut items: HashMap<String, (String, Features)> = HashMap::default();
+        let mut members: HashMap<String, HashMap<String, (String, Features)>> = HashMap::default();
+        for (toolkit, plan) in plans.iter().enumerate() {
+            let this = Features::one(toolkit);
+            for (name, path) in &plan.links.items {
+                let entry = items.entry(name.clone()).or_insert_with(|| (path.clone(), Features::default()));
+                entry.1 = entry.1.with(this);
+            }
+            for (record, fields) in &plan.links.members {
+                let merged = members.entry(record.clone()).or_default();
+                for (name, path) in fields {
+                    let entry = merged.entry(name.clone()).or_insert_with(|| (path.clone(), Features::default()));
+                    entry.1 = entry.1.with(this);
+                }
+            }
         }
+        Links { items, members }
     }
 
-    /// The rendered Markdown of a raw comment, or `None` when nothing is left of it.
-    pub fn render(&self, raw: &Option<String>, parsed: &ParsedDocs) -> Option<String> {
+    fn resolve(&self, name: &str, within: Features) -> Option<String> {
+        let (path, set) = match split_member(name) {
+            None => self.items.get(name)?,
+            Some((record, member)) => self.members.get(record)?.get(member)?,
+        };
+        set.covers(within).then(|| path.clone())
+    }
+
+    /// The rendered Markdown of a raw comment printed for the toolkits `within`, or `None` when
+    /// nothing is left of it.
+    fn render(&self, raw: &Option<String>, parsed: &ParsedDocs, within: Features) -> Option<String> {
         let raw = raw.as_deref()?;
-        let text = parsed.get(raw).to_markdown(&|name| self.resolve(name));
+        let text = parsed.get(raw).to_markdown(&|name| self.resolve(name, within));
         (!text.trim().is_empty()).then_some(text)
     }
 }
 
-/// Replaces every raw comment of the plan by its Markdown; comments render in parallel.
-pub fn render_all(plan: &mut Plan, parsed: &ParsedDocs) {
-    let links = DocLinks::new(plan);
-    let render = |doc: &mut Option<String>| *doc = links.render(doc, parsed);
-    plan.records.par_iter_mut().for_each(|r| {
-        render(&mut r.doc);
-        if let RecordShape::Complete { members, .. } = &mut r.shape {
-            for member in members {
-                match member {
-                    Member::Field { doc, .. } => render(doc),
-                    Member::Bitfields { accessors, .. } => accessors.iter_mut().for_each(|a| render(&mut a.doc)),
-                    Member::Padding { .. } => {}
+/// Which items of one toolkit's plan are printed (the newest toolkit of a form is), each with
+/// the toolkits it is printed for; the others' comments are never read.
+#[derive(Default)]
+struct Printed {
+    records: Vec<Option<Features>>,
+    enums: Vec<Option<Features>>,
+    enum_constants: Vec<Vec<Option<Features>>>,
+    typedefs: Vec<Option<Features>>,
+    constants: Vec<Option<Features>>,
+    functions: Vec<Option<Features>>,
+}
+
+/// Replaces the raw comment of every item the crate prints by its Markdown, and drops the
+/// others; comments render in parallel. `parsed` holds each toolkit's parses.
+pub fn render(plans: &mut [Plan], merged: &Merged, parsed: &[&ParsedDocs]) {
+    let links = Links::new(plans);
+    let mut printed: Vec<Printed> = plans
+        .iter()
+        .map(|p| Printed {
+            records: vec![None; p.records.len()],
+            enums: vec![None; p.enums.len()],
+            enum_constants: p.enums.iter().map(|e| vec![None; e.constants.len()]).collect(),
+            typedefs: vec![None; p.typedefs.len()],
+            constants: vec![None; p.constants.len()],
+            functions: vec![None; p.functions.len()],
+        })
+        .collect();
+    let mark = |printed: &mut Vec<Printed>, items: &[Item], list: fn(&mut Printed) -> &mut Vec<Option<Features>>| {
+        for form in items.iter().flat_map(|item| &item.forms) {
+            list(&mut printed[form.toolkit])[form.index] = Some(form.set);
+        }
+    };
+    mark(&mut printed, &merged.records, |p| &mut p.records);
+    mark(&mut printed, &merged.typedefs, |p| &mut p.typedefs);
+    mark(&mut printed, &merged.constants, |p| &mut p.constants);
+    mark(&mut printed, &merged.functions, |p| &mut p.functions);
+    for form in merged.enums.iter().flatten() {
+        printed[form.form.toolkit].enums[form.form.index] = Some(form.form.set);
+        for part in &form.constants {
+            printed[part.toolkit].enum_constants[part.item][part.index] = Some(part.set);
+        }
+    }
+    plans.par_iter_mut().zip(printed).zip(parsed).for_each(|((plan, printed), parsed)| {
+        let render = |doc: &mut Option<String>, within: Option<Features>| {
+            *doc = within.and_then(|within| links.render(doc, parsed, within));
+        };
+        plan.records.par_iter_mut().zip(printed.records).for_each(|(r, within)| {
+            render(&mut r.doc, within);
+            if let RecordShape::Complete { members, .. } = &mut r.shape {
+                for member in members {
+                    match member {
+                        Member::Field { doc, .. } => render(doc, within),
+                        Member::Bitfields { accessors, .. } => {
+                            accessors.iter_mut().for_each(|a| render(&mut a.doc, within))
+                        }
+                        Member::Padding { .. } => {}
+                    }
                 }
             }
-        }
+        });
+        plan.enums.par_iter_mut().zip(printed.enums).zip(printed.enum_constants).for_each(
+            |((e, within), constants)| {
+                render(&mut e.doc, within);
+                e.constants.iter_mut().zip(constants).for_each(|(c, within)| render(&mut c.doc, within));
+            },
+        );
+        plan.typedefs.par_iter_mut().zip(printed.typedefs).for_each(|(t, within)| render(&mut t.doc, within));
+        plan.constants.par_iter_mut().zip(printed.constants).for_each(|(c, within)| render(&mut c.doc, within));
+        plan.functions.par_iter_mut().zip(printed.functions).for_each(|(f, within)| render(&mut f.doc, within));
     });
-    plan.enums.par_iter_mut().for_each(|e| {
-        render(&mut e.doc);
-        e.constants.iter_mut().for_each(|c| render(&mut c.doc));
-    });
-    plan.typedefs.par_iter_mut().for_each(|t| render(&mut t.doc));
-    plan.constants.par_iter_mut().for_each(|c| render(&mut c.doc));
-    plan.functions.par_iter_mut().for_each(|f| render(&mut f.doc));
 }

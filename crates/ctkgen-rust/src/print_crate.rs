@@ -1,26 +1,26 @@
-//! Assembles the generated package: `Cargo.toml`, `src/lib.rs`, `tests/layout.rs` and
-//! `examples/library_info.rs`, each formatted in process and headed by the generating command.
+//! Assembles the generated package: `Cargo.toml`, `README.md`, `src/lib.rs`, `tests/layout.rs`
+//! and `examples/library_info.rs`, each formatted in process and headed by the generating command.
+//!
+//! One package binds the library for each toolkit it is given, a cargo feature each: every
+//! toolkit is planned on its own, the plans are merged (`merge`), and each distinct form of an
+//! item is printed once, under the `cfg` of the toolkits that have it.
 
 use ctkgen_ir::doc::ParsedDocs;
 use ctkgen_ir::{Api, OutputFile};
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 use rayon::prelude::*;
 
-use crate::names::synthetic;
+use crate::doc_blocks::DocBlocks;
+use crate::features::{Features, Toolkits};
+use crate::merge::Merged;
 use crate::plan::{Plan, RecordShape};
-use crate::print_items::{self, Built, DocBlocks, Stamps};
-use crate::print_runtime;
-use crate::{Dependency, LibraryConventions, RustEmitError, RustOptions};
+use crate::print_items::{self, Built, EnumParts, Stamps};
+use crate::{print_functions, print_package, print_runtime, print_tests};
+use crate::{Dependency, LibraryConventions, RustEmitError, RustOptions, ToolkitModel};
 
-/// Pinned so every generated package resolves the same loader.
-const LIBLOADING_VERSION: &str = "=0.8.9";
-/// How many boxed values the generated test checks the alignment of.
-const ALIGNMENT_SAMPLES: usize = 50;
-/// Oldest Rust with everything the generated code uses (`ptr::without_provenance` in consts).
-const RUST_VERSION: &str = "1.84";
 /// The generated example, which prints what the bindings see on the machine at hand.
-const EXAMPLE: &str = "examples/library_info.rs";
+pub const EXAMPLE: &str = "examples/library_info.rs";
 
 /// How many declarations of each kind one piece of `src/lib.rs` holds: enough to keep the
 /// per-piece parse cheap, few enough that two threads share the work evenly.
@@ -30,6 +30,79 @@ const RECORDS_PER_PIECE: usize = 32;
 const CONSTANTS_PER_PIECE: usize = 256;
 const FUNCTIONS_PER_PIECE: usize = 32;
 
+/// Everything one package prints: its toolkits, their plans (oldest first) and the items merged
+/// over them.
+pub struct Crate<'a> {
+    pub toolkits: Toolkits,
+    pub plans: Vec<Plan<'a>>,
+    pub merged: Merged,
+}
+
+impl<'a> Crate<'a> {
+    /// The newest toolkit's plan: what every toolkit has alike (names, conventions) is read there.
+    pub fn newest(&self) -> &Plan<'a> {
+        self.plans.last().expect("a crate binds at least one toolkit")
+    }
+
+    pub fn all(&self) -> Features {
+        self.toolkits.all()
+    }
+
+    /// Each distinct value of `value` over the toolkits, with the toolkits that have it, in the
+    /// order of their oldest toolkit.
+    pub fn grouped<T: PartialEq>(&self, value: impl Fn(&Plan<'a>) -> T) -> Vec<(Features, T)> {
+        let mut groups: Vec<(Features, T)> = Vec::new();
+        for (toolkit, plan) in self.plans.iter().enumerate() {
+            let this = value(plan);
+            match groups.iter_mut().find(|(_, v)| *v == this) {
+                Some(group) => group.0 = group.0.with(Features::one(toolkit)),
+                None => groups.push((Features::one(toolkit), this)),
+            }
+        }
+        groups
+    }
+
+    /// `item` (one item, or nothing) as each toolkit has it: each distinct text once, under the
+    /// `cfg` of the toolkits that have it.
+    pub fn each_form(&self, item: impl Fn(&Plan<'a>) -> TokenStream) -> TokenStream {
+        let items: Vec<TokenStream> = self.plans.iter().map(item).collect();
+        let texts: Vec<String> = items.iter().map(ToString::to_string).collect();
+        // Each distinct text's toolkits, and the first toolkit that has it.
+        let mut groups: Vec<(Features, usize)> = Vec::new();
+        for (toolkit, text) in texts.iter().enumerate() {
+            match groups.iter_mut().find(|(_, first)| texts[*first] == *text) {
+                Some(group) => group.0 = group.0.with(Features::one(toolkit)),
+                None => groups.push((Features::one(toolkit), toolkit)),
+            }
+        }
+        let mut out = TokenStream::new();
+        for (set, first) in groups.into_iter().filter(|(_, first)| !texts[*first].is_empty()) {
+            let cfg = self.toolkits.cfg(set, self.all());
+            let tokens = &items[first];
+            out.extend(quote!(#cfg #tokens));
+        }
+        out
+    }
+
+    /// The features of `set` for prose: `cuda-12000` to `cuda-12090` when they follow each
+    /// other, else each named.
+    pub fn describe(&self, set: Features) -> String {
+        let indices: Vec<usize> = set.indices().collect();
+        let name = |i: usize| format!("`{}`", self.toolkits.list[i].feature.as_deref().unwrap_or_default());
+        match indices.as_slice() {
+            [] => String::new(),
+            [one] => name(*one),
+            [first, .., last] if last - first + 1 == indices.len() => format!("{} to {}", name(*first), name(*last)),
+            many => many.iter().map(|&i| name(i)).collect::<Vec<_>>().join(", "),
+        }
+    }
+
+    /// `// @generated ...`, the first line of every file.
+    pub fn header_line(&self, comment: &str) -> String {
+        format!("{comment} @generated by `{}`; do not edit\n", self.newest().options.command)
+    }
+}
+
 /// One independently printed part of the output. prettyplease lays out each top-level item on
 /// its own, so the text of consecutive pieces concatenates to exactly the text of the whole
 /// file printed at once; pieces let threads share the work and keep only a piece's tokens and
@@ -37,8 +110,13 @@ const FUNCTIONS_PER_PIECE: usize = 32;
 #[derive(Debug, Clone, Copy)]
 enum Piece {
     CargoToml,
-    /// Crate docs and lints, the runtime module and the entry table.
+    /// Crate docs and lints, the feature guard and, for several toolkits, the `include!` of the
+    /// bindings.
+    Root,
+    /// The re-exports and the runtime module.
     Prelude,
+    /// Every function's entry point and the lookup by name.
+    Entries,
     Typedefs(usize, usize),
     Enums(usize, usize),
     Records(usize, usize),
@@ -56,32 +134,66 @@ fn ranges(len: usize, per_piece: usize, piece: fn(usize, usize) -> Piece) -> imp
     (0..len).step_by(per_piece).map(move |start| piece(start, (start + per_piece).min(len)))
 }
 
-fn pieces(plan: &Plan) -> Vec<Piece> {
-    let mut pieces = vec![Piece::CargoToml, Piece::Prelude];
-    pieces.extend(ranges(plan.typedefs.len(), TYPEDEFS_PER_PIECE, Piece::Typedefs));
-    pieces.extend(ranges(plan.enums.len(), ENUMS_PER_PIECE, Piece::Enums));
-    pieces.extend(ranges(plan.records.len(), RECORDS_PER_PIECE, Piece::Records));
-    pieces.extend(ranges(plan.constants.len(), CONSTANTS_PER_PIECE, Piece::Constants));
-    pieces.extend(ranges(plan.functions.len(), FUNCTIONS_PER_PIECE, Piece::Functions));
+fn pieces(c: &Crate) -> Vec<Piece> {
+    let m = &c.merged;
+    let mut pieces = vec![Piece::CargoToml, Piece::Root, Piece::Prelude, Piece::Entries];
+    pieces.extend(ranges(m.typedefs.len(), TYPEDEFS_PER_PIECE, Piece::Typedefs));
+    pieces.extend(ranges(m.enums.len(), ENUMS_PER_PIECE, Piece::Enums));
+    pieces.extend(ranges(m.records.len(), RECORDS_PER_PIECE, Piece::Records));
+    pieces.extend(ranges(m.constants.len(), CONSTANTS_PER_PIECE, Piece::Constants));
+    pieces.extend(ranges(m.functions.len(), FUNCTIONS_PER_PIECE, Piece::Functions));
     pieces.push(Piece::LayoutTest);
     pieces.push(Piece::Example);
     pieces
 }
 
-/// Prints every file of the package. The model is planned once and the plan shared by the
-/// threads; each piece's tokens are built on the thread that prints it, as token streams cannot
-/// move between threads.
+/// The first error of `results` in their order, else every value: deterministic whichever
+/// thread failed first.
+fn in_order<T>(results: Vec<Result<T, RustEmitError>>) -> Result<Vec<T>, RustEmitError> {
+    results.into_iter().collect()
+}
+
+/// Plans every toolkit, merges the plans and prints every file of the package. The plans are
+/// shared by the threads; each piece's tokens are built on the thread that prints it, as token
+/// streams cannot move between threads.
 pub fn files(
-    api: &Api,
+    models: &[ToolkitModel],
     options: &RustOptions,
     conventions: &LibraryConventions,
-    parsed: &ParsedDocs,
     dependencies: &[Dependency],
 ) -> Result<Vec<OutputFile>, RustEmitError> {
-    let plan = Plan::new(api, options, conventions, parsed, dependencies)?;
-    let pieces = pieces(&plan);
-    let header = header_line(&plan, "//");
-    let printed: Vec<Printed> = pieces.par_iter().map(|&piece| print_piece(&plan, piece)).collect();
+    let apis: Vec<&Api> = models.iter().map(|m| m.api).collect();
+    let (toolkits, order) = Toolkits::new(&apis)?;
+    if let Some(model) = models.iter().find(|m| m.dependencies.len() != dependencies.len()) {
+        return Err(RustEmitError::InvalidOption {
+            option: "dependencies",
+            reason: format!(
+                "the model of {} comes with {} dependency models for {} dependencies",
+                model.api.provenance.header,
+                model.dependencies.len(),
+                dependencies.len()
+            ),
+        });
+    }
+    let planned: Vec<Result<Plan, RustEmitError>> = order
+        .par_iter()
+        .map(|&i| {
+            let model = &models[i];
+            let bound: Vec<(Dependency, &Api)> =
+                dependencies.iter().copied().zip(model.dependencies.iter().copied()).collect();
+            Plan::new(model.api, options, conventions, &bound)
+        })
+        .collect();
+    let mut plans = in_order(planned)?;
+    let merged = Merged::new(&plans, &toolkits)?;
+    let unparsed = ParsedDocs::unparsed(&conventions.doc_aliases);
+    let parsed: Vec<&ParsedDocs> = order.iter().map(|&i| models[i].parsed.unwrap_or(&unparsed)).collect();
+    crate::docs::render(&mut plans, &merged, &parsed);
+    let c = Crate { toolkits, plans, merged };
+
+    let pieces = pieces(&c);
+    let header = c.header_line("//");
+    let printed: Vec<Printed> = pieces.par_iter().map(|&piece| print_piece(&c, piece)).collect();
     let mut printed = printed.into_iter();
     let take = |pieces: &mut dyn Iterator<Item = Printed>, n: usize| -> Result<Vec<String>, RustEmitError> {
         let batch: Vec<Printed> = pieces.take(n).collect();
@@ -91,80 +203,182 @@ pub fn files(
         batch.into_iter().map(|p| p.expect("build errors returned above")).collect()
     };
     let cargo = take(&mut printed, 1)?.concat();
-    let lib_pieces =
-        pieces.iter().filter(|p| !matches!(p, Piece::CargoToml | Piece::LayoutTest | Piece::Example)).count();
+    let root = take(&mut printed, 1)?.concat();
+    let lib_pieces = pieces
+        .iter()
+        .filter(|p| !matches!(p, Piece::CargoToml | Piece::Root | Piece::LayoutTest | Piece::Example))
+        .count();
     let lib_texts = take(&mut printed, lib_pieces)?;
-    let mut lib = String::with_capacity(header.len() + lib_texts.iter().map(|t| t.len() + t.len() / 16).sum::<usize>());
+    let mut lib = String::with_capacity(
+        header.len() + root.len() + lib_texts.iter().map(|t| t.len() + t.len() / 16).sum::<usize>(),
+    );
     lib.push_str(&header);
     let mut previous_ended_item = false;
+    separate_items_into(&mut lib, &mut previous_ended_item, &root);
+    let mut files = Vec::new();
+    if c.toolkits.exactly_one().is_some() {
+        files.push(OutputFile { path: "src/lib.rs".into(), contents: std::mem::take(&mut lib) });
+        lib.push_str(&header);
+        previous_ended_item = false;
+    }
     for text in lib_texts {
         // Piece by piece into one buffer: the pieces never exist twice over.
         separate_items_into(&mut lib, &mut previous_ended_item, &text);
     }
+    let lib_path = if files.is_empty() { "src/lib.rs" } else { BINDINGS };
+    files.push(OutputFile { path: lib_path.into(), contents: lib });
     let layout_test = take(&mut printed, 1)?.concat();
     let example = take(&mut printed, 1)?.concat();
-    let mut files = vec![
+    files.extend([
         OutputFile { path: "Cargo.toml".into(), contents: cargo },
-        OutputFile { path: "README.md".into(), contents: readme(&plan) },
-        OutputFile { path: "src/lib.rs".into(), contents: lib },
+        OutputFile { path: "README.md".into(), contents: print_package::readme(&c) },
         OutputFile { path: "tests/layout.rs".into(), contents: layout_test },
         OutputFile { path: EXAMPLE.into(), contents: example },
-    ];
+    ]);
     files.sort();
     Ok(files)
 }
 
-fn print_piece(plan: &Plan, piece: Piece) -> Printed {
+fn print_piece(c: &Crate, piece: Piece) -> Printed {
     let docs = DocBlocks::default();
+    let all = c.all();
+    let m = &c.merged;
     let items = match piece {
-        Piece::CargoToml => return Ok(Ok(cargo_toml(plan))),
-        Piece::LayoutTest => return Ok(format_rust(plan, layout_test(plan), "tests/layout.rs")),
-        Piece::Example => return Ok(format_rust(plan, library_info_example(plan), EXAMPLE)),
-        Piece::Prelude => prelude(plan, &docs)?,
-        Piece::Typedefs(start, end) => plan.typedefs[start..end]
-            .iter()
-            .map(|t| print_items::typedef(plan, t, &docs).map(Built::Tokens))
-            .collect::<Result<Vec<_>, _>>()?,
+        Piece::CargoToml => return Ok(Ok(print_package::cargo_toml(c))),
+        Piece::LayoutTest => return Ok(format_rust(c, print_tests::layout_test(c), "tests/layout.rs")),
+        Piece::Example => return Ok(format_rust(c, print_tests::library_info_example(c), EXAMPLE)),
+        Piece::Root => root(c, &docs),
+        Piece::Prelude => prelude(c, &docs)?,
+        Piece::Entries => print_functions::entries(c).into_iter().map(|item| Built::Syntax(Box::new(item))).collect(),
+        Piece::Typedefs(start, end) => {
+            let mut items = Vec::new();
+            for form in m.typedefs[start..end].iter().flat_map(|item| &item.forms) {
+                let plan = &c.plans[form.toolkit];
+                let cfg = c.toolkits.cfg(form.set, all);
+                items.push(Built::Tokens(print_items::typedef(plan, &plan.typedefs[form.index], &docs)?).under(&cfg));
+            }
+            items
+        }
         Piece::Enums(start, end) => {
             let mut items = Vec::new();
             let stamps = Stamps::default();
-            for e in &plan.enums[start..end] {
-                items.extend(print_items::enumeration(plan, e, &docs, &stamps)?);
+            for form in m.enums[start..end].iter().flatten() {
+                let plan = &c.plans[form.form.toolkit];
+                let cfg = c.toolkits.cfg(form.form.set, all);
+                let within = form.form.set;
+                let enum_of = |part: &crate::merge::Part| &c.plans[part.toolkit].enums[part.item];
+                let parts = EnumParts {
+                    constants: (form.constants.iter())
+                        .map(|p| (&enum_of(p).constants[p.index], c.toolkits.cfg_attribute(p.set, within)))
+                        .collect(),
+                    names: (form.names.iter())
+                        .map(|p| {
+                            let (value, name) = &enum_of(p).names[p.index];
+                            (*value, name.as_str(), c.toolkits.cfg_attribute(p.set, within))
+                        })
+                        .collect(),
+                    debug: form.debug.iter().map(|p| (enum_of(p), c.toolkits.cfg(p.set, within))).collect(),
+                };
+                let printed = print_items::enumeration(plan, &plan.enums[form.form.index], parts, &docs, &stamps)?;
+                items.extend(printed.into_iter().map(|item| item.under(&cfg)));
             }
             items
         }
         Piece::Records(start, end) => {
             let mut items = Vec::new();
             let stamps = Stamps::default();
-            for r in &plan.records[start..end] {
-                items.extend(print_items::record(plan, r, &docs, &stamps)?);
+            for form in m.records[start..end].iter().flat_map(|item| &item.forms) {
+                let plan = &c.plans[form.toolkit];
+                let r = &plan.records[form.index];
+                let cfg = c.toolkits.cfg(form.set, all);
+                items.extend(print_items::record(plan, r, &docs, &stamps)?.into_iter().map(|item| item.under(&cfg)));
                 // Each complete record's size, alignment and offsets, checked at compile time.
                 if matches!(r.shape, RecordShape::Complete { .. }) {
-                    items.push(Built::Tokens(print_items::layout_assertions(r)));
+                    items.push(Built::Tokens(print_items::layout_assertions(r)).under(&cfg));
                 }
             }
             items
         }
-        Piece::Constants(start, end) => plan.constants[start..end]
-            .iter()
-            .map(|c| print_items::constant(plan, c, &docs).map(Built::Tokens))
-            .collect::<Result<Vec<_>, _>>()?,
-        Piece::Functions(start, end) => (start..end)
-            .map(|index| {
-                print_items::function(plan, index, &plan.functions[index], &docs)
-                    .map(|item| Built::Syntax(Box::new(item)))
-            })
-            .collect::<Result<Vec<_>, _>>()?,
+        Piece::Constants(start, end) => {
+            let mut items = Vec::new();
+            for form in m.constants[start..end].iter().flat_map(|item| &item.forms) {
+                let plan = &c.plans[form.toolkit];
+                let cfg = c.toolkits.cfg(form.set, all);
+                items.push(Built::Tokens(print_items::constant(plan, &plan.constants[form.index], &docs)?).under(&cfg));
+            }
+            items
+        }
+        Piece::Functions(start, end) => {
+            let mut items = Vec::new();
+            for form in m.functions[start..end].iter().flat_map(|item| &item.forms) {
+                let plan = &c.plans[form.toolkit];
+                let cfg = c.toolkits.cfg(form.set, all);
+                let function = print_functions::function(plan, &plan.functions[form.index], &docs)?;
+                items.push(Built::Syntax(Box::new(function)).under(&cfg));
+            }
+            items
+        }
     };
     Ok(unparse_items(items, "src/lib.rs").map(|text| docs.insert(text)))
 }
 
-fn header_line(plan: &Plan, comment: &str) -> String {
-    format!("{comment} @generated by `{}`; do not edit\n", plan.options.command)
+/// Where the bindings go when the crate has several toolkits: a file of their own, included by
+/// `src/lib.rs` only when exactly one feature is on. With none or two on, nothing of them is
+/// compiled, so the guard's error is the only one (two forms of an item would clash otherwise).
+const BINDINGS: &str = "src/bindings.rs";
+
+/// The crate docs and lints, the guard on the features and, for several toolkits, the
+/// `include!` of the bindings: the start of `src/lib.rs`.
+fn root(c: &Crate, docs: &DocBlocks) -> Vec<Built> {
+    let mut items = vec![Built::Tokens(print_package::crate_doc(c, docs))];
+    items.push(Built::Tokens(quote! {
+        #![allow(
+            non_camel_case_types,
+            non_snake_case,
+            non_upper_case_globals,
+            reason = "names are the header's, as the library's documentation spells them"
+        )]
+        #![allow(
+            clippy::too_many_arguments,
+            clippy::type_complexity,
+            reason = "function signatures are the header's"
+        )]
+    }));
+    let guard = c.toolkits.guard(&c.newest().crate_name);
+    if !guard.is_empty() {
+        items.push(Built::Tokens(guard));
+    }
+    if let Some(one) = c.toolkits.exactly_one() {
+        let file = BINDINGS.trim_start_matches("src/");
+        items.push(Built::Tokens(quote! {
+            #[cfg(#one)]
+            include!(#file);
+        }));
+    }
+    items
 }
 
-fn format_rust(plan: &Plan, tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
-    let mut text = header_line(plan, "//");
+/// The re-exports of the dependencies and the runtime module: the start of the bindings.
+fn prelude(c: &Crate, docs: &DocBlocks) -> Result<Vec<Built>, RustEmitError> {
+    let mut items = Vec::new();
+    for (index, dependency) in c.newest().dependencies.iter().enumerate() {
+        let krate = &dependency.crate_ident;
+        let doc = format!(" Declared by `{}` exactly as here: one Rust type for one C type.", dependency.crate_name);
+        for (set, names) in &c.merged.reexports[index] {
+            let cfg = c.toolkits.cfg(*set, c.all());
+            items.push(Built::Tokens(quote! {
+                #cfg
+                #[doc = #doc]
+                pub use #krate::{#(#names),*};
+            }));
+        }
+    }
+    items.push(Built::Tokens(print_runtime::runtime(c, docs)?));
+    Ok(items)
+}
+
+fn format_rust(c: &Crate, tokens: TokenStream, path: &str) -> Result<String, RustEmitError> {
+    let mut text = c.header_line("//");
     text.push_str(&separate_items(&unparse(tokens, path)?));
     Ok(text)
 }
@@ -201,9 +415,18 @@ fn separate_items(text: &str) -> String {
 }
 
 /// [`separate_items`] over consecutive parts of one text: `previous_ended_item` carries over
-/// from one part to the next.
+/// from one part to the next. A `#[cfg(...)]` the printer spread over lines is put back on one,
+/// so that the toolkits of an item read as one line above it.
 fn separate_items_into(out: &mut String, previous_ended_item: &mut bool, text: &str) {
-    for line in text.lines() {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let joined;
+        let line = if line.trim_start() == "#[cfg(" {
+            joined = one_line(line, &mut lines);
+            joined.as_str()
+        } else {
+            line
+        };
         let top_level = !line.is_empty() && !line.starts_with(char::is_whitespace);
         if *previous_ended_item && top_level && !line.starts_with('}') {
             out.push('\n');
@@ -215,372 +438,27 @@ fn separate_items_into(out: &mut String, previous_ended_item: &mut bool, text: &
     }
 }
 
-fn provenance_line(plan: &Plan) -> String {
-    let p = &plan.api.provenance;
-    let mut line = format!("`{}`", p.header);
-    if let Some(ctk) = &p.ctk {
-        line.push_str(&format!(" of CTK {ctk}"));
-    }
-    if let (Some(version), Some(name)) = (p.cuda_version, &plan.conventions.version_macro) {
-        line.push_str(&format!(" (`{name}` {version})"));
-    }
-    line.push_str(&format!(" for `{}`", p.target));
-    line
-}
+/// Attributes longer than this stay as printed, a line per part: one line would not be read.
+const ONE_LINE_LIMIT: usize = 400;
 
-fn cargo_toml(plan: &Plan) -> String {
-    let description = format!(
-        "Raw bindings to the {} API from {}, loaded at run time",
-        plan.conventions.library_description,
-        provenance_line(plan).replace('`', "")
-    );
-    format!(
-        "{header}[package]\nname = {name}\nversion = {version}\nedition = \"2021\"\nrust-version = \"{RUST_VERSION}\"\ndescription = {description}\nlicense = {license}\n{repository}readme = \"README.md\"\n\n[lib]\n# Doc comments are prose from the header, not Rust examples.\ndoctest = false\n\n[dependencies]\nlibloading = \"{LIBLOADING_VERSION}\"\n{dependencies}",
-        header = header_line(plan, "#"),
-        name = toml_string(&plan.crate_name),
-        version = toml_string(&plan.options.crate_version),
-        description = toml_string(&description),
-        license = toml_string(&plan.options.license),
-        repository = match &plan.options.repository {
-            Some(url) => format!("repository = {}\n", toml_string(url)),
-            None => String::new(),
-        },
-        dependencies = plan
-            .dependencies
-            .iter()
-            .map(|d| format!(
-                "{} = {{ path = {}, version = {} }}\n",
-                d.crate_name,
-                toml_string(&format!("../{}", d.crate_name)),
-                // Build metadata (`+ctk.13.1.0`) takes no part in matching; Cargo warns if given.
-                toml_string(&format!("={}", d.version.split('+').next().unwrap_or_default()))
-            ))
-            .collect::<String>(),
-    )
-}
-
-/// The package's README: what it is, how to depend on it, and where its parts come from.
-fn readme(plan: &Plan) -> String {
-    let c = plan.conventions;
-    let name = &plan.crate_name;
-    format!(
-        "<!-- @generated by `{command}`; do not edit -->\n# {name}\n\n\
-         Raw Rust bindings to the {description} API, generated by ctkgen from {provenance}.\n\n\
-         ```toml\n[dependencies]\n{name} = {{ path = \"<this folder>\" }}\n```\n\n\
-         Nothing links against `{library}`: it is opened on the first call{search}, and each function is \
-         resolved on its own first call, so an installed {description} that lacks a newer function fails \
-         only when that function is called. Records have the header's exact size, alignment and field \
-         offsets, checked at compile time (`tests/layout.rs` checks them at run time too); `{EXAMPLE}` \
-         prints what the bindings find on the machine at hand.{shared}\n\n\
-         The declarations and their documentation come from `{header}`, under the licence of the \
-         toolkit that ships it; the generated code is under {license}.\n",
-        command = plan.options.command,
-        description = c.library_description,
-        provenance = provenance_line(plan),
-        library = plan.library,
-        search = search_clause(plan),
-        header = plan.api.provenance.header,
-        license = plan.options.license,
-        shared = shared_clause(plan),
-    )
-}
-
-/// The sentence naming the crates this one is built on, if any: the C types their headers
-/// share are one Rust type, theirs.
-fn shared_clause(plan: &Plan) -> String {
-    if plan.dependencies.is_empty() {
-        return String::new();
-    }
-    let crates: Vec<String> = plan.dependencies.iter().map(|d| format!("`{}`", d.crate_name)).collect();
-    format!(
-        " It is built on {}: the types both headers declare are that crate's own, re-exported, so values pass \
-         between the two without conversion.",
-        crates.join(" and ")
-    )
-}
-
-/// Where the library is looked for before the system loader's path, as a parenthesis to follow
-/// "opened on the first call"; nothing for a library found through the system loader alone.
-fn search_clause(plan: &Plan) -> String {
-    let Some(search) = &plan.search else { return String::new() };
-    let dirs: Vec<String> = search.dirs.iter().map(|dir| format!("`${}/{dir}`", search.env_var)).collect();
-    format!(" (first in {}, when `{}` is set)", dirs.join(", "), search.env_var)
-}
-
-fn toml_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
+/// An attribute the printer broke after its opening `first` line, back on one line: its lines
+/// up to the `)]` at the same indentation, trimmed, a space after each comma.
+fn one_line<'t>(first: &str, lines: &mut impl Iterator<Item = &'t str>) -> String {
+    let indent = &first[..first.len() - first.trim_start().len()];
+    let mut joined = first.trim_end().to_string();
+    let mut printed = joined.clone();
+    for line in lines {
+        let trimmed = line.trim();
+        printed.push('\n');
+        printed.push_str(line);
+        if trimmed == ")]" && line.starts_with(indent) && line[indent.len()..].starts_with(')') {
+            joined.push_str(")]");
+            return if joined.len() > ONE_LINE_LIMIT { printed } else { joined };
         }
-    }
-    out.push('"');
-    out
-}
-
-fn crate_doc(plan: &Plan, docs: &DocBlocks) -> TokenStream {
-    let c = plan.conventions;
-    let mut text =
-        format!("Raw bindings to the {} API, generated from {}.\n\n", c.library_description, provenance_line(plan));
-    text.push_str(&format!(
-        "Nothing is linked at build time. `{}` is opened on the first call of any function{}, and each \
-         function is resolved on its own first call, so an installed {description} that lacks a newer \
-         function only fails when that function is called; there is no minimum {description} version.\n\n",
-        plan.library,
-        search_clause(plan),
-        description = c.library_description
-    ));
-    if let Some(lookup) = &plan.proc_address {
-        text.push_str(&format!(
-            "Functions are resolved through `{}` with the CUDA version their signature first appeared in, \
-             falling back to the ABI symbol the header binds the name to.\n\n",
-            plan.functions[lookup.index].function.name
-        ));
-    }
-    if let Some(status) = &plan.status {
-        text.push_str(&format!(
-            "A function the installed {} lacks returns `{}`; when the library itself cannot be loaded every \
-             function returns `{}`, and [`library_status`] says why.\n\n",
-            c.library_description, status.missing_function, status.missing_library
-        ));
-    }
-    if let Some(env_var) = plan.per_thread_env_var {
-        text.push_str(&format!(
-            "Set `{env_var}=1` before the first call to use the per-thread-default-stream variants.\n\n"
-        ));
-    }
-    text.push_str(
-        "Names follow the header. Records are `#[repr(C)]` with the header's exact size, alignment and \
-         field offsets, checked at compile time; enums are newtypes so unknown values stay valid.",
-    );
-    let doc = docs.doc_attrs(&text);
-    // Turn the outer doc attributes into inner ones for the crate.
-    let inner: TokenStream = doc
-        .into_iter()
-        .flat_map(|token| match token {
-            proc_macro2::TokenTree::Punct(p) if p.as_char() == '#' => {
-                vec![
-                    proc_macro2::TokenTree::Punct(p),
-                    proc_macro2::TokenTree::Punct(proc_macro2::Punct::new('!', proc_macro2::Spacing::Alone)),
-                ]
-            }
-            other => vec![other],
-        })
-        .collect();
-    inner
-}
-
-/// The crate docs and lints, the runtime module and the entry table: the start of `src/lib.rs`.
-fn prelude(plan: &Plan, docs: &DocBlocks) -> Result<Vec<Built>, RustEmitError> {
-    let mut items = vec![Built::Tokens(crate_doc(plan, docs))];
-    items.push(Built::Tokens(quote! {
-        #![allow(
-            non_camel_case_types,
-            non_snake_case,
-            non_upper_case_globals,
-            reason = "names are the header's, as the library's documentation spells them"
-        )]
-        #![allow(
-            clippy::too_many_arguments,
-            clippy::type_complexity,
-            reason = "function signatures are the header's"
-        )]
-    }));
-    for dependency in &plan.dependencies {
-        let krate = &dependency.crate_ident;
-        let names = &dependency.reexports;
-        let doc = format!(" Declared by `{}` exactly as here: one Rust type for one C type.", dependency.crate_name);
-        items.push(Built::Tokens(quote! {
-            #[doc = #doc]
-            pub use #krate::{#(#names),*};
-        }));
-    }
-    items.push(Built::Tokens(print_runtime::runtime(plan, docs)?));
-    items.push(Built::Syntax(Box::new(print_items::entry_table(plan))));
-    Ok(items)
-}
-
-/// A call of the init function with all-zero arguments, when the model has one returning the
-/// status type.
-fn init_call(plan: &Plan) -> Option<(TokenStream, String)> {
-    let index = plan.init_function?;
-    let f = &plan.functions[index];
-    if !f.returns_status() {
-        return None;
-    }
-    let krate = &plan.crate_ident;
-    let ident = &f.ident;
-    let zeros = f.params.iter().map(|_| quote!(::core::mem::zeroed()));
-    let call = quote! {
-        // SAFETY: all-zero arguments are what the init function documents as valid.
-        unsafe { #krate::#ident(#(#zeros),*) }
-    };
-    Some((call, f.function.name.clone()))
-}
-
-fn layout_test(plan: &Plan) -> TokenStream {
-    let krate = &plan.crate_ident;
-    let mut tests = TokenStream::new();
-    let aligned: Vec<TokenStream> = plan
-        .aligned_types
-        .iter()
-        .map(|t| {
-            let ty = synthetic(&t.name);
-            let (align, size) = (Literal::u64_unsuffixed(t.align), Literal::u64_unsuffixed(t.size));
-            let samples = Literal::usize_unsuffixed(ALIGNMENT_SAMPLES);
-            let line = format!("align_of::<{}>() = {{}}", t.name);
-            quote! {
-                let align = ::core::mem::align_of::<#krate::#ty>();
-                let size = ::core::mem::size_of::<#krate::#ty>();
-                println!(#line, align);
-                assert_eq!((align, size), (#align, #size));
-                let boxed: Vec<Box<#krate::#ty>> = (0..#samples).map(|_| Box::default()).collect();
-                let in_vec: Vec<#krate::#ty> = vec![Default::default(); 7];
-                let addresses = boxed.iter().map(|b| &**b as *const #krate::#ty).chain(in_vec.iter().map(|v| v as *const #krate::#ty));
-                for address in addresses {
-                    let misalignment = address as usize % align;
-                    assert_eq!(misalignment, 0);
-                }
-            }
-        })
-        .collect();
-    if !aligned.is_empty() {
-        tests.extend(quote! {
-            /// Types aligned by an attribute in the header keep that alignment, on the stack, in a
-            /// `Box` and in a `Vec`.
-            #[test]
-            fn explicitly_aligned_types_keep_the_header_alignment() {
-                #(#aligned)*
-            }
-        });
-    }
-    let library = &plan.library;
-    let library_prefix = format!("{} not found ({library}: ", plan.conventions.library_description);
-    let call_check = match (init_call(plan), &plan.status) {
-        (Some((call, name)), Some(status)) => {
-            let (e, missing) = (&status.enum_ident, &status.missing_library);
-            let line = format!("{name}(0) = {{:?}}");
-            quote! {
-                let status = #call;
-                println!(#line, status);
-                assert_eq!(status, #krate::#e::#missing);
-            }
+        if joined.ends_with(',') {
+            joined.push(' ');
         }
-        _ => quote!(),
-    };
-    // The init function, else any function, else any name: without the library, asking for one
-    // is the load error.
-    let probe = plan.init_function.or((!plan.functions.is_empty()).then_some(0));
-    let probe = probe.map(|i| plan.functions[i].function.name.as_str()).unwrap_or_default();
-    let mut without_doc =
-        vec![format!(" Without `{library}`, calls return a status and the load error explains; never a crash.")];
-    without_doc.extend(no_init_note(plan));
-    let present = format!("{library} present: nothing to check here");
-    tests.extend(quote! {
-        #(#[doc = #without_doc])*
-        #[test]
-        fn calls_without_the_library_report_a_clear_error() {
-            let error = match #krate::library_status() {
-                Ok(()) => {
-                    println!(#present);
-                    return;
-                }
-                Err(error) => error,
-            };
-            println!("{error}");
-            assert!(error.to_string().starts_with(#library_prefix), "{error}");
-            assert_eq!(#krate::function_available(#probe), Err(error));
-            #call_check
-        }
-
-        /// With the library present, unknown names are reported missing rather than failing the load.
-        #[test]
-        fn unknown_functions_are_missing() {
-            if #krate::library_status().is_ok() {
-                assert_eq!(#krate::function_available("ctkgenNoSuchFunction"), Ok(false));
-            }
-        }
-    });
-    if let Some(status) = &plan.status {
-        let (e, success) = (&status.enum_ident, &status.success);
-        let success_name = success.to_string();
-        let unknown = format!("{e}(123456789)");
-        tests.extend(quote! {
-            /// Status values print the header's name, and unknown ones their number.
-            #[test]
-            fn status_values_print_their_names() {
-                let known = format!("{:?}", #krate::#e::#success);
-                let unknown = format!("{:?}", #krate::#e(123456789));
-                assert_eq!(known, #success_name);
-                assert_eq!(unknown, #unknown);
-            }
-        });
+        joined.push_str(trimmed);
     }
-    quote! {
-        //! Checks the generated crate against the header on the machine at hand.
-        #tests
-    }
-}
-
-/// Doc lines saying that nothing is called, when the library names no init function: the
-/// generated test and example would otherwise say nothing about what they leave out.
-fn no_init_note(plan: &Plan) -> Vec<String> {
-    if plan.conventions.init_function.is_some() {
-        return Vec::new();
-    }
-    vec![
-        String::new(),
-        " The library's conventions name no function that is safe to call with all-zero arguments,".to_string(),
-        format!(" so no function of `{}` is called here.", plan.library),
-    ]
-}
-
-fn library_info_example(plan: &Plan) -> TokenStream {
-    let krate = &plan.crate_ident;
-    let aligned = plan.aligned_types.iter().map(|t| {
-        let ty = synthetic(&t.name);
-        let line = format!("align_of::<{}>() = {{}}", t.name);
-        quote! {
-            let align = ::core::mem::align_of::<#krate::#ty>();
-            println!(#line, align);
-        }
-    });
-    let call = match init_call(plan) {
-        Some((call, name)) => {
-            let line = format!("{name}(0) = {{:?}}");
-            quote! {
-                let status = #call;
-                println!(#line, status);
-            }
-        }
-        None => quote!(),
-    };
-    let per_thread = plan.per_thread_env_var.map(|_| {
-        quote! {
-            println!("per-thread default stream: {}", #krate::per_thread_default_stream());
-        }
-    });
-    let library = &plan.library;
-    let mut doc = vec![
-        format!(" Prints what the bindings see on this machine: whether `{library}` loads, and the alignment of"),
-        " the types the header aligns explicitly.".to_string(),
-    ];
-    doc.extend(no_init_note(plan));
-    let loaded = format!("{library}: loaded");
-    quote! {
-        #(#![doc = #doc])*
-
-        fn main() {
-            match #krate::library_status() {
-                Ok(()) => println!(#loaded),
-                Err(error) => println!("{error}"),
-            }
-            #per_thread
-            #(#aligned)*
-            #call
-        }
-    }
+    joined
 }

@@ -9,8 +9,11 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::doc_blocks::DocBlocks;
+use crate::features::Features;
 use crate::plan::{Plan, Unreachable};
-use crate::print_items::{int_literal, DocBlocks};
+use crate::print_crate::Crate;
+use crate::print_items::int_literal;
 use crate::types::Position;
 use crate::RustEmitError;
 
@@ -42,7 +45,95 @@ fn fixed(source: &str, file: &str) -> Result<TokenStream, RustEmitError> {
     })
 }
 
-pub fn runtime(plan: &Plan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
+/// The runtime module and what the crate root re-exports from it, for every toolkit: a part
+/// that differs between toolkits is written once per form, each item under its toolkits' `cfg`.
+pub fn runtime(c: &Crate, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
+    let all = c.toolkits.all();
+    // Compared with fresh placeholders: equal parts number their comments alike.
+    let keys: Vec<Parts> = c.plans.iter().map(|plan| parts(plan, &DocBlocks::default())).collect::<Result<_, _>>()?;
+    let mut printed: Vec<Option<Parts>> = (0..c.plans.len()).map(|_| None).collect();
+    let mut merged = |select: fn(&Parts) -> &Vec<TokenStream>| -> Result<TokenStream, RustEmitError> {
+        let mut out = TokenStream::new();
+        for part in 0..select(&keys[0]).len() {
+            let texts: Vec<String> = keys.iter().map(|k| select(k)[part].to_string()).collect();
+            for (set, toolkit) in forms(&texts) {
+                if printed[toolkit].is_none() {
+                    printed[toolkit] = Some(parts(&c.plans[toolkit], docs)?);
+                }
+                let tokens = select(printed[toolkit].as_ref().expect("printed above"))[part].clone();
+                out.extend(under_cfg(tokens, c.toolkits.cfg_attribute(set, all))?);
+            }
+        }
+        Ok(out)
+    };
+    let inside = merged(|p| &p.inside)?;
+    let outside = merged(|p| &p.outside)?;
+    // Without functions nothing builds an entry, and much of the runtime goes unused.
+    let without = c.plans.iter().enumerate().filter(|(_, p)| p.functions.is_empty());
+    let without = without.fold(Features::default(), |set, (i, _)| set.with(Features::one(i)));
+    let no_functions = if without.is_empty() {
+        quote!()
+    } else if without == all {
+        quote!(#![allow(dead_code, reason = "the header declares no functions")])
+    } else {
+        let cfg = c.toolkits.cfg(without, all);
+        let predicate = cfg_predicate(cfg);
+        quote!(#![cfg_attr(#predicate, allow(dead_code, reason = "the header declares no functions"))])
+    };
+    Ok(quote! {
+        mod runtime {
+            #no_functions
+            #inside
+        }
+
+        #outside
+    })
+}
+
+/// The predicate inside `#[cfg(...)]` tokens.
+fn cfg_predicate(cfg: TokenStream) -> TokenStream {
+    let attribute: syn::Attribute = syn::parse_quote!(#cfg);
+    match attribute.meta {
+        syn::Meta::List(list) => list.tokens,
+        other => quote!(#other),
+    }
+}
+
+/// Each distinct text's toolkits (oldest first) and the newest of them, which prints it.
+fn forms(texts: &[String]) -> Vec<(Features, usize)> {
+    let mut forms: Vec<(Features, usize, &str)> = Vec::new();
+    for (toolkit, text) in texts.iter().enumerate().rev() {
+        match forms.iter_mut().find(|(_, _, t)| *t == text.as_str()) {
+            Some(form) => form.0 = form.0.with(Features::one(toolkit)),
+            None => forms.push((Features::one(toolkit), toolkit, text)),
+        }
+    }
+    forms.sort_by_key(|(set, _, _)| set.indices().next());
+    forms.into_iter().filter(|(_, _, text)| !text.is_empty()).map(|(set, toolkit, _)| (set, toolkit)).collect()
+}
+
+/// `tokens` (whole items) with `cfg` on each item.
+fn under_cfg(tokens: TokenStream, cfg: Option<syn::Attribute>) -> Result<TokenStream, RustEmitError> {
+    let Some(cfg) = cfg else { return Ok(tokens) };
+    let mut file: syn::File = syn::parse2(tokens)
+        .map_err(|error| RustEmitError::Syntax { file: "src/lib.rs".into(), message: error.to_string() })?;
+    for item in &mut file.items {
+        if let Some(attrs) = crate::syntax::item_attributes(item) {
+            attrs.insert(0, cfg.clone());
+        }
+    }
+    let items = file.items;
+    Ok(quote!(#(#items)*))
+}
+
+/// The runtime's parts for one toolkit, each whole items (or nothing): those inside `mod
+/// runtime`, in the order the fixed sources expect, and those after it.
+struct Parts {
+    inside: Vec<TokenStream>,
+    outside: Vec<TokenStream>,
+}
+
+fn parts(plan: &Plan, docs: &DocBlocks) -> Result<Parts, RustEmitError> {
     let conventions = plan.conventions;
     let library = &plan.library;
     let description = &conventions.library_description;
@@ -95,8 +186,7 @@ pub fn runtime(plan: &Plan, docs: &DocBlocks) -> Result<TokenStream, RustEmitErr
         quote! {
             /// Ends a call to a function that has no status to report a missing entry point with.
             #[cold]
-            pub(crate) fn unavailable(entry: &Entry, missing: Missing) -> ! {
-                let name = entry.name.to_string_lossy();
+            pub(crate) fn unavailable(name: &str, missing: Missing) -> ! {
                 match (missing, loaded()) {
                     (Missing::Library, Err(error)) => panic!("{name}: {error}"),
                     _ => panic!(#message),
@@ -128,38 +218,34 @@ pub fn runtime(plan: &Plan, docs: &DocBlocks) -> Result<TokenStream, RustEmitErr
         }
         _ => quote!(),
     };
-    // Without functions the entry table is empty and nothing builds an entry.
-    let no_functions = if plan.functions.is_empty() {
-        quote!(#![allow(dead_code, reason = "the header declares no functions")])
-    } else {
-        quote!()
-    };
-    Ok(quote! {
-        mod runtime {
-            #no_functions
-            #loader
-            #load
-            #status_fns
-            #per_thread
-            #entries
+    let inside = vec![
+        loader,
+        load,
+        status_fns,
+        per_thread,
+        entries,
+        quote! {
             /// The shared library opened on first use.
             pub const LIBRARY: &str = #library;
+        },
+        quote! {
             /// How messages name the library.
             const LIBRARY_DESCRIPTION: &str = #description;
-            #per_thread_name
-            #search_names
-            #lookup_symbol
-            #lookup_fn
-            #missing_status
-            #unavailable
-            #text
-            #bits
-        }
-
-        pub use runtime::{library_status, function_available, #per_thread_export LoadError};
-
-        #lookup_alias
-    })
+        },
+        per_thread_name,
+        search_names,
+        lookup_symbol,
+        lookup_fn,
+        missing_status,
+        unavailable,
+        text,
+        bits,
+    ];
+    let outside = vec![
+        quote!(pub use runtime::{library_status, function_available, #per_thread_export LoadError};),
+        lookup_alias,
+    ];
+    Ok(Parts { inside, outside })
 }
 
 /// The generated pieces of the versioned lookup.
@@ -196,7 +282,7 @@ fn versioned_lookup(plan: &Plan) -> Result<Lookup, RustEmitError> {
         types.push(plan.types.tokens(&p.ty, Position::Param, &context)?);
     }
     let ret = plan.types.return_tokens(&f.function.ret, &context)?;
-    let symbol = crate::print_items::c_literal(&f.function.symbol);
+    let symbol = crate::print_functions::c_literal(&f.function.symbol);
     let default_flag = int_literal(proc_address.default_flag);
     let per_thread_flag = int_literal(proc_address.per_thread_flag);
     let Some(status) = &plan.status else {

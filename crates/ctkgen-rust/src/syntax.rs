@@ -116,6 +116,11 @@ pub fn integer_pattern(value: i128) -> syn::Pat {
     syn::Pat::Lit(ExprLit { attrs: Vec::new(), lit: Lit::Int(lit) })
 }
 
+/// `"text"` as a pattern.
+pub fn string_pattern(text: &str) -> syn::Pat {
+    syn::Pat::Lit(ExprLit { attrs: Vec::new(), lit: Lit::Str(LitStr::new(text, Span::call_site())) })
+}
+
 fn unsuffixed(value: u128) -> LitInt {
     LitInt::from(proc_macro2::Literal::u128_unsuffixed(value))
 }
@@ -222,4 +227,24 @@ impl syn::visit_mut::VisitMut for Rename<'_> {
         syn::visit_mut::visit_macro_mut(self, mac);
         mac.tokens = self.rename_tokens(std::mem::take(&mut mac.tokens));
     }
+}
+
+/// The attributes of an item, of every kind the emitter writes.
+pub fn item_attributes(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    use syn::Item;
+    Some(match item {
+        Item::Const(i) => &mut i.attrs,
+        Item::Enum(i) => &mut i.attrs,
+        Item::Fn(i) => &mut i.attrs,
+        Item::Impl(i) => &mut i.attrs,
+        Item::Macro(i) => &mut i.attrs,
+        Item::Mod(i) => &mut i.attrs,
+        Item::Static(i) => &mut i.attrs,
+        Item::Struct(i) => &mut i.attrs,
+        Item::Trait(i) => &mut i.attrs,
+        Item::Type(i) => &mut i.attrs,
+        Item::Union(i) => &mut i.attrs,
+        Item::Use(i) => &mut i.attrs,
+        _ => return None,
+    })
 }

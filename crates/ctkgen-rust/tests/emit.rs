@@ -5,7 +5,7 @@ mod support;
 use ctkgen_rust::{emit, RustEmitError, RustOptions};
 
 fn lib_rs(api: &ctkgen_ir::Api) -> String {
-    let files = emit(api, &RustOptions::for_api(api, "cargo xtask generate --lang rust"), support::conventions())
+    let files = emit(api, &RustOptions::with_command("cargo xtask generate --lang rust"), support::conventions())
         .expect("fixture emits");
     files.into_iter().find(|f| f.path == "src/lib.rs").expect("lib.rs").contents
 }
@@ -13,7 +13,7 @@ fn lib_rs(api: &ctkgen_ir::Api) -> String {
 #[test]
 fn emits_the_package_files_deterministically() {
     let api = support::api(128);
-    let options = RustOptions::for_api(&api, "cargo xtask generate --lang rust");
+    let options = RustOptions::with_command("cargo xtask generate --lang rust");
     let first = emit(&api, &options, support::conventions()).unwrap();
     let second = emit(&api, &options, support::conventions()).unwrap();
     assert_eq!(first, second);
@@ -26,7 +26,9 @@ fn emits_the_package_files_deterministically() {
         assert!(!file.contents.contains("/work/"));
     }
     let cargo = &first[0].contents;
-    assert!(cargo.contains("version = \"0.1.0+ctk.13.1.0\""), "{cargo}");
+    // A plain version, as a registry reads it; the toolkit is the feature.
+    assert!(cargo.contains("version = \"0.1.0\""), "{cargo}");
+    assert!(cargo.contains("\n[features]\n# One per CUDA Toolkit release: exactly one must be on.\ncuda-13010 = []\ndefault = [\"cuda-13010\"]\n"), "{cargo}");
     assert!(cargo.contains("libloading = \"=0.8.9\""));
 }
 
@@ -79,7 +81,9 @@ fn enums_are_newtypes_and_flags_get_operators() {
 fn functions_resolve_lazily_by_documented_name() {
     let text = lib_rs(&support::api(128));
     assert!(text.contains("pub unsafe fn cuCtxCreate("));
-    assert!(text.contains("crate::runtime::Entry::new(\n        c\"cuCtxCreate\",\n        c\"cuCtxCreate\",\n        c\"cuCtxCreate_v4\",\n        ::core::option::Option::Some(12050),"), "entry table");
+    assert!(text.contains("pub(super) static cuCtxCreate: crate::runtime::Entry = crate::runtime::Entry::new(\n        c\"cuCtxCreate\",\n        c\"cuCtxCreate_v4\",\n        ::core::option::Option::Some(12050),"), "entry");
+    assert!(text.contains("\"cuCtxCreate\" => ::core::option::Option::Some(&entries::cuCtxCreate),"), "lookup by name");
+    assert!(text.contains("        entries::cuCtxCreate\n            .function::<"), "the wrapper reads its entry");
     assert!(text.contains("c\"cuMemcpyAsync_ptsz\""));
     assert!(text.contains("c\"cuGetProcAddress_v2\""));
     assert!(text.contains("\"CUDA_API_PER_THREAD_DEFAULT_STREAM\""));
@@ -176,7 +180,7 @@ fn each_convention_the_library_lacks_leaves_its_part_out() {
     conventions.per_thread = None;
     conventions.init_function = None;
     conventions.version_macro = None;
-    let files = emit(&api, &RustOptions::for_api(&api, "cargo xtask generate --lang rust"), &conventions).unwrap();
+    let files = emit(&api, &RustOptions::with_command("cargo xtask generate --lang rust"), &conventions).unwrap();
     let file = |path: &str| files.iter().find(|f| f.path == path).unwrap().contents.as_str();
     let lib = file("src/lib.rs");
     // No lookup, though the header declares it: every function is found by its symbol.
@@ -195,6 +199,73 @@ fn each_convention_the_library_lacks_leaves_its_part_out() {
     for path in ["tests/layout.rs", "examples/library_info.rs"] {
         let text = file(path);
         assert!(!text.contains("cuInit(") && !text.contains("per_thread_default_stream"), "{path}:\n{text}");
-        assert!(text.contains("so no function of `libcuda.so.1` is called here."), "{path}:\n{text}");
+        assert!(text.contains("so no function of the CUDA driver is called here."), "{path}:\n{text}");
     }
+}
+
+/// The fixture of a 12.x and of a 13.x toolkit as one crate: a feature each, the guard, the
+/// bindings included for exactly one, each differing form under its feature's `cfg`.
+#[test]
+fn two_toolkits_make_one_crate_with_a_feature_each() {
+    use ctkgen_rust::{emit_crate, ToolkitModel};
+    let (old, mut new) = (support::api(64), support::api(128));
+    // A member only the newer toolkit has.
+    let status = new.enums.iter_mut().find(|e| e.name == "cudaError_enum").unwrap();
+    status.constants.push(ctkgen_ir::EnumConstant { name: "CUDA_ERROR_NEWER".into(), value: 1000, doc: None });
+    let models = [&new, &old].map(|api| ToolkitModel { api, parsed: None, dependencies: Vec::new() });
+    let options = RustOptions::with_command("cargo xtask generate --all --lang rust");
+    let files = emit_crate(&models, &options, support::conventions(), &[]).unwrap();
+    let file =
+        |path: &str| files.iter().find(|f| f.path == path).unwrap_or_else(|| panic!("no {path}")).contents.as_str();
+    let cargo = file("Cargo.toml");
+    assert!(
+        cargo.contains(
+            "\n[features]\n# One per CUDA Toolkit release: exactly one must be on.\ncuda-12090 = []\ncuda-13010 = []\n"
+        ),
+        "{cargo}"
+    );
+    assert!(!cargo.contains("default = "), "no toolkit is chosen for the user:\n{cargo}");
+    assert!(cargo.contains("[package.metadata.ctkgen.toolkits]\n# The CUDA Toolkit release each feature binds.\ncuda-12090 = \"12.9.0\"\ncuda-13010 = \"13.1.0\"\n"), "{cargo}");
+    let lib = file("src/lib.rs");
+    assert!(
+        lib.contains("#[cfg(not(any(feature = \"cuda-12090\", feature = \"cuda-13010\")))]\ncompile_error!("),
+        "{lib}"
+    );
+    assert!(
+        lib.contains("#[cfg(all(feature = \"cuda-12090\", any(feature = \"cuda-13010\")))]\ncompile_error!("),
+        "{lib}"
+    );
+    assert!(lib.contains("all(feature = \"cuda-12090\", feature = \"cuda-13010\")"), "the include's guard:\n{lib}");
+    assert!(lib.ends_with("include!(\"bindings.rs\");\n"), "{lib}");
+    let bindings = file("src/bindings.rs");
+    for (feature, align) in [("cuda-12090", 64), ("cuda-13010", 128)] {
+        let form = format!("#[cfg(feature = \"{feature}\")]\n/// Tensor map descriptor.");
+        let at = bindings.find(&form).unwrap_or_else(|| panic!("no {feature} form of the tensor map:\n{bindings}"));
+        assert!(bindings[at..].contains(&format!("#[repr(C, align({align}))]")), "{feature}");
+        let check = format!("#[cfg(feature = \"{feature}\")]\nconst _: () = {{\n    if ::core::mem::size_of::<CUtensorMap_st>() != 128 {{");
+        assert!(bindings.contains(&check), "{feature}: no layout check of its own form");
+    }
+    // A record both toolkits declare alike is written once, under no `cfg`.
+    assert_eq!(bindings.matches("pub struct aligned_middle_st {").count(), 1);
+    // The newer member carries its feature, inside the one enum both share.
+    assert_eq!(bindings.matches("pub struct cudaError_enum(pub u32);").count(), 1);
+    assert!(
+        bindings.contains("    #[cfg(feature = \"cuda-13010\")]\n    pub const CUDA_ERROR_NEWER: Self = Self(1000);"),
+        "{bindings}"
+    );
+    assert!(bindings.contains("            #[cfg(feature = \"cuda-13010\")]\n            1000 => ::core::option::Option::Some(\"CUDA_ERROR_NEWER\"),"), "{bindings}");
+}
+
+#[test]
+fn toolkits_must_be_told_apart() {
+    use ctkgen_rust::{emit_crate, ToolkitModel};
+    let (a, b) = (support::api(128), support::api(128));
+    let models = [&a, &b].map(|api| ToolkitModel { api, parsed: None, dependencies: Vec::new() });
+    let error = emit_crate(&models, &RustOptions::default(), support::conventions(), &[]).unwrap_err();
+    assert!(error.to_string().contains("two models of one toolkit version (13.1.0 and 13.1.0)"), "{error}");
+    let mut unversioned = support::api(64);
+    (unversioned.provenance.ctk, unversioned.provenance.cuda_version) = (None, None);
+    let models = [&a, &unversioned].map(|api| ToolkitModel { api, parsed: None, dependencies: Vec::new() });
+    let error = emit_crate(&models, &RustOptions::default(), support::conventions(), &[]).unwrap_err();
+    assert!(error.to_string().contains("states no toolkit release or version"), "{error}");
 }

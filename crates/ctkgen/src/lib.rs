@@ -10,6 +10,7 @@
 
 pub mod oracle;
 mod presence;
+mod rust;
 pub mod writer;
 
 use std::collections::BTreeSet;
@@ -24,6 +25,7 @@ pub use ctkgen_headers::{Catalogue, HeaderSet, Release};
 pub use ctkgen_ir::abi::summary as abi_summary;
 pub use ctkgen_ir::{Api, LanguageMode, OutputFile};
 pub use presence::source_has_library;
+pub use rust::emit_rust_crates;
 pub use writer::{
     check_output_folder, check_tree, write_file, write_tree, Ownership, Staleness, WriteSummary, BUILD_FOLDERS,
     MANIFEST,
@@ -606,7 +608,7 @@ pub fn emit(libraries: &[BoundLibrary<'_>], options: &GenerateOptions) -> Result
             let crates: Vec<Vec<OutputFile>> = libraries
                 .par_iter()
                 .zip(&parsed)
-                .map(|(l, parsed)| emit_rust(l, libraries, options, parsed))
+                .map(|(l, parsed)| rust::emit_rust(l, libraries, options, parsed))
                 .collect::<Result<_, PipelineError>>()?;
             Ok::<_, PipelineError>(crates.into_iter().flatten().collect())
         },
@@ -671,36 +673,6 @@ fn emit_cython(
     let parts: Vec<(&Api, &ctkgen_cython::CythonOptions, &ctkgen_ir::doc::ParsedDocs)> =
         libraries.iter().zip(&per_library).zip(parsed).map(|((l, o), p)| (l.api, o, p)).collect();
     Ok(ctkgen_cython::emit_package(&parts)?)
-}
-
-fn emit_rust(
-    library: &BoundLibrary<'_>,
-    bound: &[BoundLibrary<'_>],
-    options: &GenerateOptions,
-    parsed: &ctkgen_ir::doc::ParsedDocs,
-) -> Result<Vec<OutputFile>, PipelineError> {
-    let conventions = &library.library.conventions;
-    let rust = ctkgen_rust::RustOptions::for_api(library.api, options.command.clone());
-    // A dependency's crate carries the same version: both come from one toolkit.
-    let dependencies = conventions
-        .depends_on
-        .iter()
-        .map(|name| {
-            let dependency = bound.iter().find(|b| &b.library.name == name).ok_or_else(|| {
-                PipelineError::UnboundDependency { library: library.library.name.clone(), dependency: name.clone() }
-            })?;
-            Ok(ctkgen_rust::Dependency {
-                crate_name: &dependency.library.conventions.rust_crate,
-                crate_version: &rust.crate_version,
-                api: dependency.api,
-            })
-        })
-        .collect::<Result<Vec<_>, PipelineError>>()?;
-    let folder = &conventions.rust_crate;
-    Ok(ctkgen_rust::emit_with_docs(library.api, &rust, conventions, parsed, &dependencies)?
-        .into_iter()
-        .map(|f| OutputFile { path: format!("rust/{folder}/{}", f.path), contents: f.contents })
-        .collect())
 }
 
 #[cfg(test)]

@@ -46,7 +46,11 @@ macro_rules! runtime_sources {
 
 /// A library that is not there.
 mod absent {
-    static FUNCTIONS: [runtime::Entry; 1] = [runtime::Entry::new(c"f", c"f", c"f", Some(1), None)];
+    static FUNCTIONS: [runtime::Entry; 1] = [runtime::Entry::new(c"f", c"f", Some(1), None)];
+
+    fn entry_named(name: &str) -> Option<&'static runtime::Entry> {
+        (name == "f").then(|| &FUNCTIONS[0])
+    }
 
     #[allow(dead_code, reason = "this stand-in exercises only the load failure")]
     mod runtime {
@@ -96,15 +100,26 @@ mod absent {
 mod present {
     use std::ffi::{c_char, c_long};
 
-    /// Sorted by name, as the emitter sorts them.
     static FUNCTIONS: [runtime::Entry; 4] = [
         // Found through the lookup, which answers with `labs`.
-        runtime::Entry::new(c"abs", c"abs_by_lookup", c"abs", Some(2), None),
-        runtime::Entry::new(c"missing", c"missing", c"ctkgen_no_such_symbol", None, None),
+        runtime::Entry::new(c"abs_by_lookup", c"abs", Some(2), None),
+        runtime::Entry::new(c"missing", c"ctkgen_no_such_symbol", None, None),
         // The lookup knows nothing before version 2: found by its symbol.
-        runtime::Entry::new(c"strlen", c"strlen", c"strlen", Some(1), None),
-        runtime::Entry::new(c"strlen_or_per_thread", c"strlen", c"strlen", None, Some((c"strnlen", None))),
+        runtime::Entry::new(c"strlen", c"strlen", Some(1), None),
+        runtime::Entry::new(c"strlen", c"strlen", None, Some((c"strnlen", None))),
     ];
+
+    /// As the emitter writes it: a match on the names.
+    fn entry_named(name: &str) -> Option<&'static runtime::Entry> {
+        match name {
+            "abs" => Some(&FUNCTIONS[ABS]),
+            "missing" => Some(&FUNCTIONS[MISSING]),
+            "strlen" => Some(&FUNCTIONS[STRLEN]),
+            "strlen_or_per_thread" => Some(&FUNCTIONS[PER_THREAD]),
+            _ => None,
+        }
+    }
+
     const ABS: usize = 0;
     const MISSING: usize = 1;
     const STRLEN: usize = 2;
@@ -246,7 +261,11 @@ mod searched {
     use std::process::Command;
 
     /// `cos` has a per-thread variant, which a runtime without the switch never takes.
-    static FUNCTIONS: [runtime::Entry; 1] = [runtime::Entry::new(c"cos", c"cos", c"cos", None, Some((c"sin", None)))];
+    static FUNCTIONS: [runtime::Entry; 1] = [runtime::Entry::new(c"cos", c"cos", None, Some((c"sin", None)))];
+
+    fn entry_named(name: &str) -> Option<&'static runtime::Entry> {
+        (name == "cos").then(|| &FUNCTIONS[0])
+    }
 
     #[allow(dead_code, reason = "the stand-in leaves parts of the runtime unused")]
     mod runtime {

@@ -25,30 +25,37 @@ pub use runtime::{
     library_status, function_available, per_thread_default_stream, LoadError,
 };
 
-/// Every function's entry point, resolved on its first call. Sorted by name.
-static FUNCTIONS: [crate::runtime::Entry; 3] = [
-    crate::runtime::Entry::new(
-        c"ctxCreate",
+/// Every function's entry point, resolved on its first call.
+mod entries {
+    pub(super) static ctxCreate: crate::runtime::Entry = crate::runtime::Entry::new(
         c"ctxCreate",
         c"ctxCreate_v2",
         ::core::option::Option::None,
         ::core::option::Option::None,
-    ),
-    crate::runtime::Entry::new(
+    );
+    pub(super) static ctxDestroy: crate::runtime::Entry = crate::runtime::Entry::new(
         c"ctxDestroy",
         c"ctxDestroy",
-        c"ctxDestroy",
         ::core::option::Option::None,
         ::core::option::Option::None,
-    ),
-    crate::runtime::Entry::new(
+    );
+    pub(super) static launch: crate::runtime::Entry = crate::runtime::Entry::new(
         c"launch",
         c"launch",
-        c"launch",
         ::core::option::Option::None,
         ::core::option::Option::None,
-    ),
-];
+    );
+}
+
+/// The entry point of the function `name`, if the bindings have one.
+fn entry_named(name: &str) -> ::core::option::Option<&'static runtime::Entry> {
+    match name {
+        "ctxCreate" => ::core::option::Option::Some(&entries::ctxCreate),
+        "ctxDestroy" => ::core::option::Option::Some(&entries::ctxDestroy),
+        "launch" => ::core::option::Option::Some(&entries::launch),
+        _ => ::core::option::Option::None,
+    }
+}
 
 pub type Callback = ::core::option::Option<
     unsafe extern "C" fn(*mut ::core::ffi::c_void, Result),
@@ -256,7 +263,7 @@ pub const VERSION_STRING: &::core::ffi::CStr = c"1.2";
 ///
 /// # Safety
 ///
-/// Calls straight into `libcuda.so.1`: arguments must meet the contract its documentation gives for this function (valid pointers of the right size, live handles).
+/// Calls straight into the CUDA driver: arguments must meet the contract its documentation gives for this function (valid pointers of the right size, live handles).
 ///
 /// # Binding
 ///
@@ -264,7 +271,7 @@ pub const VERSION_STRING: &::core::ffi::CStr = c"1.2";
 ///
 /// # Panics
 ///
-/// When `libcuda.so.1` or this entry point is missing (see [`function_available`]).
+/// When the CUDA driver or this entry point is missing (see [`function_available`]).
 #[inline]
 pub unsafe fn ctxCreate(
     pctx: *mut Ctx,
@@ -272,7 +279,7 @@ pub unsafe fn ctxCreate(
     dev: Device,
 ) -> Result {
     let resolved = unsafe {
-        FUNCTIONS[0]
+        entries::ctxCreate
             .function::<
                 unsafe extern "C" fn(*mut Ctx, ::core::ffi::c_uint, Device) -> Result,
             >()
@@ -280,14 +287,14 @@ pub unsafe fn ctxCreate(
     match resolved {
         ::core::result::Result::Ok(function) => unsafe { function(pctx, flags, dev) }
         ::core::result::Result::Err(missing) => {
-            crate::runtime::unavailable(&FUNCTIONS[0], missing)
+            crate::runtime::unavailable("ctxCreate", missing)
         }
     }
 }
 
 /// # Safety
 ///
-/// Calls straight into `libcuda.so.1`: arguments must meet the contract its documentation gives for this function (valid pointers of the right size, live handles).
+/// Calls straight into the CUDA driver: arguments must meet the contract its documentation gives for this function (valid pointers of the right size, live handles).
 ///
 /// # Binding
 ///
@@ -295,23 +302,23 @@ pub unsafe fn ctxCreate(
 ///
 /// # Panics
 ///
-/// When `libcuda.so.1` or this entry point is missing (see [`function_available`]).
+/// When the CUDA driver or this entry point is missing (see [`function_available`]).
 #[inline]
 pub unsafe fn ctxDestroy(ctx: Ctx) -> Result {
     let resolved = unsafe {
-        FUNCTIONS[1].function::<unsafe extern "C" fn(Ctx) -> Result>()
+        entries::ctxDestroy.function::<unsafe extern "C" fn(Ctx) -> Result>()
     };
     match resolved {
         ::core::result::Result::Ok(function) => unsafe { function(ctx) }
         ::core::result::Result::Err(missing) => {
-            crate::runtime::unavailable(&FUNCTIONS[1], missing)
+            crate::runtime::unavailable("ctxDestroy", missing)
         }
     }
 }
 
 /// # Safety
 ///
-/// Calls straight into `libcuda.so.1`: arguments must meet the contract its documentation gives for this function (valid pointers of the right size, live handles).
+/// Calls straight into the CUDA driver: arguments must meet the contract its documentation gives for this function (valid pointers of the right size, live handles).
 ///
 /// # Binding
 ///
@@ -319,7 +326,7 @@ pub unsafe fn ctxDestroy(ctx: Ctx) -> Result {
 ///
 /// # Panics
 ///
-/// When `libcuda.so.1` or this entry point is missing (see [`function_available`]).
+/// When the CUDA driver or this entry point is missing (see [`function_available`]).
 #[inline]
 pub unsafe fn launch(
     ctx: Ctx,
@@ -328,7 +335,7 @@ pub unsafe fn launch(
     count: usize,
 ) -> Result {
     let resolved = unsafe {
-        FUNCTIONS[2]
+        entries::launch
             .function::<
                 unsafe extern "C" fn(
                     Ctx,
@@ -343,7 +350,7 @@ pub unsafe fn launch(
             unsafe { function(ctx, r#fn, params, count) }
         }
         ::core::result::Result::Err(missing) => {
-            crate::runtime::unavailable(&FUNCTIONS[2], missing)
+            crate::runtime::unavailable("launch", missing)
         }
     }
 }

@@ -1,10 +1,12 @@
 //! Tensor-map tests of the generated Rust crate (`cuda-driver-sys`) on a Hopper GPU.
 //!
-//!     tma-rust-tests --cubin tma_kernels-13.1.cubin --json rust.json
+//!     tma-rust-tests --cubin tma_kernels-13.1.cubin --map-align 128 --json rust.json
 //!
 //! libcuda is loaded by the crate at run time, so this binary runs on a host without a Rust
-//! toolchain. The kernels are those of tests/gpu/kernels/tma_kernels.cu, built against the
-//! same CTK headers the crate was generated from.
+//! toolchain. It is built once per toolkit, choosing the crate's feature
+//! (`--features cuda-driver-sys/cuda-13010`); the kernels are those of
+//! tests/gpu/kernels/tma_kernels.cu, built against that toolkit's headers, and `--map-align` is
+//! the alignment its header gives `CUtensorMap`.
 
 use std::ffi::{c_void, CString};
 use std::fmt::Write as _;
@@ -87,7 +89,7 @@ impl Gpu {
     }
 
     fn write<T: Copy>(&self, pointer: CUdeviceptr, data: &[T]) -> Result<(), String> {
-        check(unsafe { cuMemcpyHtoD(pointer, data.as_ptr().cast(), size_of::<T>() * data.len()) }, "cuMemcpyHtoD")
+        check(unsafe { cuMemcpyHtoD(pointer, data.as_ptr().cast(), std::mem::size_of_val(data)) }, "cuMemcpyHtoD")
     }
 
     fn read_f32(&self, pointer: CUdeviceptr, count: usize) -> Result<Vec<f32>, String> {
@@ -269,10 +271,13 @@ fn rule(cubin: &[u8], offset: u64, box_dim: [u32; 2], element_strides: [u32; 2])
     }
 }
 
-fn map_alignment() -> Outcome {
+fn map_alignment(expected: usize) -> Outcome {
     let maps: Vec<Box<CUtensorMap>> = (0..1000).map(|_| Box::default()).collect();
     let align = align_of::<CUtensorMap>();
-    if let Some(map) = maps.iter().find(|m| (&***m as *const CUtensorMap as usize) % align != 0) {
+    if align != expected {
+        return Err(format!("align_of::<CUtensorMap>() = {align}, the header gives {expected}"));
+    }
+    if let Some(map) = maps.iter().find(|m| !(&***m as *const CUtensorMap as usize).is_multiple_of(align)) {
         return Err(format!("CUtensorMap at {:p} is not {align}-aligned", &**map));
     }
     Ok(format!("align_of::<CUtensorMap>() = {align}, size {}", size_of::<CUtensorMap>()))
@@ -295,8 +300,13 @@ fn json_string(text: &str) -> String {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let value_of = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let usage = "usage: tma-rust-tests --cubin FILE --map-align N --json FILE";
     let (Some(cubin_path), Some(json_path)) = (value_of("--cubin"), value_of("--json")) else {
-        eprintln!("usage: tma-rust-tests --cubin FILE --json FILE");
+        eprintln!("{usage}");
+        return ExitCode::from(2);
+    };
+    let Some(map_align) = value_of("--map-align").and_then(|n| n.parse::<usize>().ok()) else {
+        eprintln!("{usage}");
         return ExitCode::from(2);
     };
     let cubin = match std::fs::read(&cubin_path) {
@@ -313,7 +323,7 @@ fn main() -> ExitCode {
 
     type Test = (&'static str, &'static str, Box<dyn Fn(&[u8]) -> Outcome>);
     let tests: Vec<Test> = vec![
-        ("map_alignment", "1000 boxed CUtensorMap values sit at align_of", Box::new(|_| map_alignment())),
+        ("map_alignment", "align_of::<CUtensorMap>() is the header's; 1000 boxed values sit at it", Box::new(move |_| map_alignment(map_align))),
         ("roundtrip_f32", "2-D f32 round trip through TMA, edge tiles past the bounds", Box::new(round_trip)),
         ("replace_address", "cuTensorMapReplaceAddress to new buffers, relaunch", Box::new(replace_address)),
         ("rule_address_not_16_aligned", "globalAddress + 8: INVALID_VALUE", Box::new(|c| rule(c, 8, [32, 16], [1, 1]))),
