@@ -28,10 +28,14 @@ import zipfile
 import pytest
 
 import both_modules
+import client_sources
 from conftest import CACHE, REPO, run
 from test_as_cuda_bindings import venv  # noqa: F401 (the fixture: our wheel alone in a fresh venv)
 
 PROGRAMS = os.path.join(REPO, "tests", "gpu", "python", "client_programs.py")
+LOOKUPS = os.path.join(REPO, "tests", "python", "client_lookups.py")
+with open(os.path.join(REPO, "tests", "parity", "clients.toml"), "rb") as f:
+    TABLE = tomllib.load(f)
 # The clients as published, and the pure packages they need (numba's own bound keeps numpy < 2.6).
 CLIENTS = ["cuda-core==1.2.2", "numba-cuda==0.30.4"]
 DEPENDENCIES = ["cuda-pathfinder==1.9.1", "numba==0.68.1", "llvmlite==0.50.0", "numpy==2.2.6", "packaging==26.4"]
@@ -181,3 +185,69 @@ def test_ours_gives_the_official_results(ours_run, official_run, clients):
                    for step in official if out["results"].get(step) != official[step]}
     assert not differences, json.dumps(differences, indent=1)[-8000:]
     assert status == 0 and not out["failed"], out["info"].get("tracebacks")
+
+
+def uncovered(found, major):
+    """The (module, name) of `found` that tests/parity/clients.toml has not for CTK `major`, nor
+    leaves out; a name counts as there when the table has it or one of its members (`X.Y`)."""
+    listed = {(g["module"], n) for g in TABLE["group"] if major in g["majors"] for n in g["names"]}
+    listed |= {(g["module"], n.split(".")[0]) for g in TABLE["group"] if major in g["majors"] for n in g["names"]}
+    listed |= {(x["module"], x["name"]) for x in TABLE["left_out"]}
+    return sorted(set(found) - listed)
+
+
+def official_modules(ctk):
+    """The module names of the official package of `ctk` and those the table names."""
+    root = both_modules.official_path(CACHE, ctk)[0]
+    modules = {g["module"] for g in TABLE["group"] if g["module"] != "<distribution>"}
+    for folder, _, files in os.walk(os.path.join(root, "cuda", "bindings")):
+        for name in files:
+            if name.endswith((".py", ".so", ".pyx")):
+                module = os.path.relpath(os.path.join(folder, name), root).split(".")[0].replace(os.sep, ".")
+                modules.add(module.removesuffix(".__init__"))
+    return modules
+
+
+def test_the_table_has_every_name_the_clients_sources_use(clients):
+    """The Python files of both client wheels (their test suites included), read again: each module
+    of cuda.bindings they import, each name imported from one, each attribute read of one."""
+    ctk, _, _, _ = clients
+    if both_modules.official_path(CACHE, ctk) is None:
+        pytest.skip(f"no official cuda-bindings release pinned for {ctk}")
+    modules = official_modules(ctk)
+    wheels = [w for w in downloaded(CLIENTS + DEPENDENCIES + library_wheels(ctk))
+              if os.path.basename(w).startswith(("cuda_core-", "numba_cuda-"))]
+    found = {name: client_sources.wheel_uses(wheel, modules, skip=()) for name, wheel in
+             zip(["cuda-core", "numba-cuda"], wheels)}
+    assert all(len(uses) > 5 for uses in found.values()), found
+    # The comparison itself can fail: a name the sources use, taken from the table, is reported.
+    taken = ("cuda.bindings.driver", "CUstream_flags")
+    assert taken in found["numba-cuda"]
+    saved = TABLE["group"]
+    TABLE["group"] = [dict(g, names=[n for n in g["names"] if n.split(".")[0] != taken[1]]) for g in saved]
+    try:
+        assert uncovered(found["numba-cuda"], int(ctk.split(".")[0])) == [taken, (taken[0], f"{taken[1]}.CU_STREAM_DEFAULT")]
+    finally:
+        TABLE["group"] = saved
+    missing = {client: uncovered(uses, int(ctk.split(".")[0])) for client, uses in found.items()}
+    assert not any(missing.values()), f"used by the clients, not in tests/parity/clients.toml: {missing}"
+
+
+def test_the_table_has_every_function_cuda_core_takes(clients):
+    """Every C function cuda-core's compiled modules look up in the official package's `cy`
+    modules as they import (client_lookups.py): a missing one would stop `import cuda.core` on a
+    package that the table's check passed."""
+    ctk, interpreter, _, _ = clients
+    official = both_modules.official_path(CACHE, ctk)
+    if official is None:
+        pytest.skip(f"no official cuda-bindings release pinned for {ctk}")
+    result = subprocess.run([interpreter, LOOKUPS], env=clean_env(PYTHONPATH=os.pathsep.join(official)),
+                            capture_output=True, text=True, cwd="/", timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    out = json.loads(result.stdout)
+    # Modules that need what this environment has not: PyTorch's symbols, or NVML (see [[left_out]]).
+    unexpected = {m: e for m, e in out["failed"].items() if "aoti_torch" not in e and "nvml" not in e}
+    assert not unexpected, unexpected
+    found = {(module, name) for module, names in out["lookups"].items() for name in names}
+    assert len(out["lookups"].get("cuda.bindings.cydriver", [])) > 100, out["lookups"].keys()
+    assert not uncovered(found, int(ctk.split(".")[0])), uncovered(found, int(ctk.split(".")[0]))
