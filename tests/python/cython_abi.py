@@ -117,3 +117,37 @@ def declarations_probe(official_pxd_path, package, module, folder, skip=lambda n
         f.write(official_pxd.probe_source(package, module, names))
     named = sum(len(v) for k, v in names.items() if k != "members") + sum(len(v) for v in names["members"].values())
     return path, named, skipped
+
+
+def library_of_cython_module():
+    """{`cy` module: the described library's name (its description's file name)}."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml"))):
+        name = os.path.basename(path)[: -len(".toml")]
+        if "." not in name:
+            with open(path, "rb") as f:
+                out[tomllib.load(f)["python"]["cython_module"]] = name
+    return out
+
+
+_EXCEPT = re.compile(r"^cdef\s.*?\b(\w+)\(.*\)\s+except\s*\?\s*(\w+)\s+nogil", re.M)
+_VALUED = re.compile(r"^\s*(?:cdef enum:\s*)?(\w+)(?:\s+\"\w+\")?\s*=\s*(-?\d+)\s*$", re.M)
+# A status a types header adds to the library's: `#define NAME ((type)value)`.
+_DEFINED = re.compile(r"^#define (\w+) \(\(\w+\)(-?\d+)\)$", re.M)
+
+
+def except_values(pxd, enum_values):
+    """{function: the value it returns when it raised} of a `.pxd`'s `except ?X` declarations (a
+    function whose value is NULL is left out). X is resolved from the values the file gives its
+    names or the C headers beside it define, else from `enum_values` (the header's enumerators)."""
+    with open(pxd, encoding="utf-8") as f:
+        text = f.read()
+    own = {name: int(value) for name, value in _VALUED.findall(text)}
+    for header in glob.glob(os.path.join(os.path.dirname(pxd), "*.h")):
+        with open(header, encoding="utf-8") as f:
+            own.update((name, int(value)) for name, value in _DEFINED.findall(f.read()))
+    out = {}
+    for function, value in _EXCEPT.findall(text):
+        if value != "NULL":
+            out[function] = own[value] if value in own else enum_values[value]
+    return out

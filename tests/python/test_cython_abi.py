@@ -22,7 +22,7 @@ import pytest
 
 import cython_abi
 from both_modules import official_path
-from conftest import CACHE, REPO, build, catalogue_newest, catalogued_library_wheel, wheel_library, xtask
+from conftest import CACHE, REPO, build, catalogue_newest, catalogued_library_wheel, ir_json, wheel_library, xtask
 
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
 import parity  # noqa: E402
@@ -95,6 +95,30 @@ def test_a_signature_that_differs_is_seen():
         assert different == expected, module
         seen += len(different)
     assert seen > 0
+
+
+@pytest.mark.parametrize("minor", MINORS)
+def test_every_function_raises_with_the_official_value(generated, minor):
+    """A client compiled against the official `.pxd` looks for an exception only when a call
+    returns the value declared there (`except ?X`): each of our functions must return the same
+    one when it raised (the library or the function missing), or the client would go on with an
+    error set. Values: the `.pxd`'s own (`= -42`), else the header's enumerators from the IR."""
+    root, paths = generated[minor]
+    libraries = cython_abi.library_of_cython_module()
+    problems, counted = [], []
+    for module in MODULES:
+        official_pxd_file = os.path.join(paths[0], *PACKAGE.split("."), f"{module}.pxd")
+        if not os.path.exists(official_pxd_file):
+            continue
+        with open(ir_json(catalogue_newest()[minor], libraries[module]), encoding="utf-8") as f:
+            enum_values = {c["name"]: c["value"] for e in json.load(f)["enums"] for c in e["constants"]}
+        official = cython_abi.except_values(official_pxd_file, enum_values)
+        ours = cython_abi.except_values(os.path.join(root, *PACKAGE.split("."), f"{module}.pxd"), enum_values)
+        both = sorted(set(official) & set(ours))
+        problems += [f"{module}.{f}: ours {ours[f]}, official {official[f]}" for f in both if ours[f] != official[f]]
+        counted.append(f"{module} {len(both)} ({sorted(set(official.values()))})")
+    print(f"{minor}: except values compared: {', '.join(counted)}")
+    assert counted and not problems, "\n".join(problems)
 
 
 EXCEPTIONS = cython_abi.declaration_exceptions(os.path.join(REPO, "tests", "parity", "exceptions.toml"))

@@ -43,6 +43,11 @@ pub struct CythonAbi {
     /// name = the integer macro or enumerator whose value it has, or the value itself.
     #[serde(default)]
     pub constant_aliases: BTreeMap<String, ConstantSource>,
+    /// Members the compatible module adds to the library's status enum (the description's
+    /// `result_type`): name = value. Declared in that enum, so `except_value` may name one (Cython
+    /// takes only a member of the return type); C reads each as the value cast to the status type.
+    #[serde(default)]
+    pub status_members: BTreeMap<String, i64>,
     /// Whether the description's record helpers (`[python.record_helpers]`) are Cython-level
     /// functions too, as in the compatible module.
     #[serde(default)]
@@ -130,5 +135,7 @@ mod tests {
         assert_eq!(abi.parameter("f", "q", "void **"), None);
         assert!(abi.module_types.contains("T"));
         assert!(CythonAbi::parse("typo = 1").is_err());
+        let abi = CythonAbi::parse("except_value = \"_LOADING\"\n[status_members]\n_LOADING = -42\n").unwrap();
+        assert_eq!(abi.status_members.get("_LOADING"), Some(&-42));
     }
 }

@@ -320,6 +320,7 @@ pub fn build_in_package(
     });
     let own_types = pxd::ModuleTypes {
         abi: &options.overrides.abi,
+        status_type: &conventions.result_type,
         module: format!("{}.{}", options.python_package, conventions.python.cython_module),
     };
     let mut model = Model {
@@ -414,7 +415,7 @@ pub fn build_in_package(
     model.unclassified = unclassified.iter().map(|u| format!("{}.{}: {}", u.function, u.param, u.c_type)).collect();
     model.report = report;
     model.typed_values = typed_values;
-    model.cy_level = cy_level::cy_level(api, options, &functions, own_types.defines(api))?;
+    model.cy_level = cy_level::cy_level(api, options, &functions, own_types.defines(api), own_types.status_defines())?;
     model.functions = functions;
     model.constants = constants::constants(api);
     render_docs(&mut model, parsed);

@@ -25,6 +25,8 @@ pub struct CyLevel {
     pub record_aliases: Vec<(String, String)>,
     /// `(C name, header name)`: the module's own types, defined as the header's in C.
     pub own_types: Vec<(String, String)>,
+    /// `(name, C value)`: members the module adds to the status enum, defined in the types header.
+    pub status_members: Vec<(String, String)>,
     pub helpers: Vec<CyHelper>,
     /// Functions the ABI table declares that the header does not, found by the loader as the
     /// header's are.
@@ -85,6 +87,7 @@ pub(super) fn cy_level(
     options: &CythonOptions,
     functions: &[FunctionView],
     own_types: Vec<(String, String)>,
+    status_members: Vec<(String, String)>,
 ) -> Result<CyLevel, CythonEmitError> {
     let abi = &options.overrides.abi;
     let conventions = &options.conventions;
@@ -194,7 +197,16 @@ pub(super) fn cy_level(
         });
     }
     let except_value = abi.except_value.clone().unwrap_or_else(|| conventions.missing_function_constant.clone());
-    Ok(CyLevel { constants, record_aliases, own_types, helpers, extra_functions, aliases, except_value })
+    Ok(CyLevel {
+        constants,
+        record_aliases,
+        own_types,
+        status_members,
+        helpers,
+        extra_functions,
+        aliases,
+        except_value,
+    })
 }
 
 /// `type name` of a declared parameter: the name is the last word, the type what comes before it.

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use ctkgen_ir::{Api, Record, RecordKind, Type};
+use ctkgen_ir::{Api, Enum, Record, RecordKind, Type};
 use serde::Serialize;
 
 use super::nameable::{is_nameable, is_unnamed_member};
@@ -24,6 +24,8 @@ pub enum PxdItem {
 /// (`NAME "cname"`), which the types header defines as the header's type.
 pub(super) struct ModuleTypes<'a> {
     pub abi: &'a CythonAbi,
+    /// The library's status enum, which also declares the table's `status_members`.
+    pub status_type: &'a str,
     /// The Cython module's dotted name (`pkg.cyfoo`).
     pub module: String,
 }
@@ -35,6 +37,19 @@ impl ModuleTypes<'_> {
             true => format!("{name} \"{}\"", module_type_cname(&self.module, name)),
             false => name.to_string(),
         }
+    }
+
+    /// The table's added members of `e`, when it is the library's status enum.
+    fn status_members(&self, e: &Enum) -> impl Iterator<Item = (&String, &i64)> {
+        let status = e.name == self.status_type || e.typedef_names.iter().any(|t| t == self.status_type);
+        self.abi.status_members.iter().filter(move |_| status)
+    }
+
+    /// `(name, C value)` of each added member of the status enum, for the types header.
+    pub fn status_defines(&self) -> Vec<(String, String)> {
+        (self.abi.status_members.iter())
+            .map(|(name, value)| (name.clone(), format!("(({}){value})", self.status_type)))
+            .collect()
     }
 
     /// `(C name, header name)` of each listed type the IR declares, for the types header.
@@ -68,7 +83,9 @@ pub(super) fn pxd_items(api: &Api, own: &ModuleTypes<'_>) -> Vec<PxdItem> {
         let untagged = e.typedef_names.first() == Some(&e.name);
         items.push(PxdItem::Enum {
             header: format!("{} {}", if untagged { "ctypedef enum" } else { "cdef enum" }, own.declarator(&e.name)),
-            constants: e.constants.iter().map(|c| c.name.clone()).collect(),
+            constants: (e.constants.iter().map(|c| c.name.clone()))
+                .chain(own.status_members(e).map(|(name, _)| name.clone()))
+                .collect(),
         });
     }
     let mut state = OrderState { done: BTreeSet::new(), items, own };
