@@ -1,6 +1,9 @@
 //! One crate from the plans of several toolkits: each item's distinct forms, and the toolkits that
-//! have each form. Two toolkits share a form when everything the printer writes for the item but
-//! its comments is the same (the key of each kind below); the comments are the newest toolkit's.
+//! have each form. Two toolkits share a form when what the printer writes for the item is the same
+//! (the key of each kind below). A record's or typedef's comments are part of its key, since they
+//! state its layout (a tensor map's alignment) and cost little to repeat; a function's, enum's or
+//! constant's are not (repeating every revised function comment would grow the driver crate by
+//! two thirds), so such a form shows the newest of its toolkits' comments.
 //!
 //! An enum is one item whose members carry their own toolkits, so a member that a release added
 //! reads as one line under its `cfg`, not as a second copy of the whole enum.
@@ -262,7 +265,7 @@ fn merge_enums(plans: &[Plan]) -> Result<Vec<Vec<EnumForm>>, RustEmitError> {
 fn record_key(plan: &Plan, r: &RecordPlan) -> Result<Keyed, RustEmitError> {
     let record = r.record;
     let context = format!("record `{}`", record.name);
-    let mut key = format!("{} {:?}", r.ident, record.kind);
+    let mut key = format!("{} {:?} {:?}", r.ident, record.kind, r.doc);
     if let Some(parent) = &record.parent {
         let _ = write!(key, " in {}::{}", parent.record, parent.field);
     }
@@ -273,9 +276,9 @@ fn record_key(plan: &Plan, r: &RecordPlan) -> Result<Keyed, RustEmitError> {
     let _ = write!(key, " {is_union} {repr:?} size {} align {}", record.size, record.align);
     for m in members {
         match m {
-            Member::Field { ident, ty, offset, .. } => {
+            Member::Field { ident, ty, offset, doc } => {
                 let ty = plan.types.tokens(ty, Position::Field, &context)?;
-                let _ = write!(key, "; {ident}: {ty} @{offset}");
+                let _ = write!(key, "; {ident}: {ty} @{offset} {doc:?}");
             }
             Member::Padding { ident, offset, len } => {
                 let _ = write!(key, "; {ident}: [{len}] @{offset}");
@@ -288,7 +291,11 @@ fn record_key(plan: &Plan, r: &RecordPlan) -> Result<Keyed, RustEmitError> {
                         crate::plan::BitConversion::Value => String::new(),
                         crate::plan::BitConversion::Enum { ident, underlying } => format!("{ident}({underlying})"),
                     };
-                    let _ = write!(key, " {}/{} {}+{} {ty} {conversion}", a.getter, a.setter, a.bit_offset, a.width);
+                    let _ = write!(
+                        key,
+                        " {}/{} {}+{} {ty} {conversion} {:?}",
+                        a.getter, a.setter, a.bit_offset, a.width, a.doc
+                    );
                 }
             }
         }
@@ -298,7 +305,7 @@ fn record_key(plan: &Plan, r: &RecordPlan) -> Result<Keyed, RustEmitError> {
 
 fn typedef_key(plan: &Plan, t: &TypedefPlan) -> Result<Keyed, RustEmitError> {
     let ty = plan.types.tokens(&t.ty, Position::Alias, &format!("typedef `{}`", t.name))?;
-    Ok((t.name.clone(), format!("{} = {ty}", t.ident)))
+    Ok((t.name.clone(), format!("{} = {ty} {:?}", t.ident, t.doc)))
 }
 
 fn function_key(plan: &Plan, f: &FunctionPlan) -> Result<Keyed, RustEmitError> {

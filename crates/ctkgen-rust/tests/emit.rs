@@ -269,3 +269,30 @@ fn toolkits_must_be_told_apart() {
     let error = emit_crate(&models, &RustOptions::default(), support::conventions(), &[]).unwrap_err();
     assert!(error.to_string().contains("states no toolkit release or version"), "{error}");
 }
+
+/// A record or typedef states its layout in its comment (a tensor map's alignment), so each
+/// toolkit's comment is shown under its own feature; a function's comment is the newest
+/// toolkit's among those that declare it alike, so its wrapper is written once.
+#[test]
+fn a_record_whose_comment_differs_is_a_form_of_its_own() {
+    use ctkgen_rust::{emit_crate, ToolkitModel};
+    let (mut old, mut new) = (support::api(128), support::api(128));
+    new.provenance.ctk = Some("13.2.0".into());
+    new.provenance.cuda_version = Some(13020);
+    let shared = "aligned_middle_st";
+    old.records.iter_mut().find(|r| r.name == shared).unwrap().doc = Some("The old comment.".into());
+    new.records.iter_mut().find(|r| r.name == shared).unwrap().doc = Some("The new comment.".into());
+    old.functions.iter_mut().find(|f| f.name == "cuInit").unwrap().doc = Some("Old words.".into());
+    new.functions.iter_mut().find(|f| f.name == "cuInit").unwrap().doc = Some("New words.".into());
+    let models = [&new, &old].map(|api| ToolkitModel { api, parsed: None, dependencies: Vec::new() });
+    let options = RustOptions::with_command("cargo xtask generate --all --lang rust");
+    let files = emit_crate(&models, &options, support::conventions(), &[]).unwrap();
+    let bindings = &files.iter().find(|f| f.path == "src/bindings.rs").unwrap().contents;
+    assert_eq!(bindings.matches("pub struct aligned_middle_st {").count(), 2, "{bindings}");
+    for (feature, words) in [("cuda-13010", "The old comment."), ("cuda-13020", "The new comment.")] {
+        let form = format!("#[cfg(feature = \"{feature}\")]\n/// {words}\n");
+        assert!(bindings.contains(&form), "no {feature} form with its own comment:\n{bindings}");
+    }
+    assert_eq!(bindings.matches("pub unsafe fn cuInit(").count(), 1, "{bindings}");
+    assert!(bindings.contains("/// New words.") && !bindings.contains("Old words."), "{bindings}");
+}
