@@ -45,5 +45,13 @@ enum Wide {
  */
 Result ctxCreate(Ctx *pctx, unsigned int flags, Device dev);
 Result ctxDestroy(Ctx ctx);
+/** \brief Pauses a context */
+#ifndef FIXTURE_NO_INLINE
+Result ctxPause(Ctx ctx);
+#endif
+/* \brief Not a doc comment: the next declaration has none */
+#if 1
+Result ctxResume(Ctx ctx);
+#endif
 typedef void (*Callback)(void *userData, Result status);
 Result launch(Ctx ctx, Callback fn, void **params, size_t count);

@@ -529,6 +529,19 @@ impl<'tu> Builder<'tu> {
         }
     }
 
+    /// A function's doc comment: clang's, or else one that only preprocessor conditionals separate
+    /// from the declaration (clang attaches none across a `#`: a header that picks between an
+    /// inline and an extern definition documents both once, above the `#if`).
+    fn function_doc(&self, cursor: Cursor) -> Option<String> {
+        if !self.primary {
+            return None;
+        }
+        clean_comment(cursor.raw_comment()).or_else(|| {
+            let text = self.tu.text_before(cursor.extent().start())?;
+            clean_comment(comment_above_conditionals(std::str::from_utf8(text).ok()?).map(str::to_string))
+        })
+    }
+
     /// Expands object-like and simple function-like macros (no `#` or `##`), a few levels
     /// deep: enough for attributes such as `ALIGN(64)`.
     fn expand_macros(&self, tokens: &[String]) -> Vec<String> {
@@ -697,7 +710,7 @@ impl<'tu> Builder<'tu> {
             ret: self.convert(cursor.result_type(), cursor)?,
             params,
             deprecated: cursor.is_deprecated(),
-            doc: self.doc(cursor),
+            doc: self.function_doc(cursor),
             header: self.header_of(cursor),
         })
     }
@@ -887,6 +900,32 @@ pub fn parse_integer(token: &str) -> Option<u64> {
 /// Strips comment markers from a Doxygen comment; `None` for an empty one. Blank lines before
 /// and after the text are dropped; the text is built in one buffer, as comments are most of
 /// what a header holds.
+/// The doc comment (`/** ... */` or `/*! ... */`) that ends `text` once trailing blank lines and
+/// preprocessor conditional lines (`#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`, `#endif`) are
+/// set aside; at least one such line must be there (else the comment was clang's to attach).
+fn comment_above_conditionals(text: &str) -> Option<&str> {
+    let mut rest = text.trim_end();
+    let mut conditionals = 0;
+    loop {
+        let line_start = rest.rfind('\n').map_or(0, |i| i + 1);
+        let line = rest[line_start..].trim_start();
+        let directive = line.strip_prefix('#').map(|d| d.split_whitespace().next().unwrap_or(""));
+        match directive {
+            Some("if" | "ifdef" | "ifndef" | "elif" | "else" | "endif") => {
+                conditionals += 1;
+                rest = rest[..line_start].trim_end();
+            }
+            _ => break,
+        }
+    }
+    if conditionals == 0 || !rest.ends_with("*/") {
+        return None;
+    }
+    let start = rest.rfind("/*")?;
+    let comment = &rest[start..];
+    (comment.starts_with("/**") || comment.starts_with("/*!")).then_some(comment)
+}
+
 pub fn clean_comment(raw: Option<String>) -> Option<String> {
     let raw = raw?;
     let mut text = String::with_capacity(raw.len());

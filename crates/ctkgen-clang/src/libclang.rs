@@ -308,6 +308,20 @@ impl<'i> TranslationUnit<'i> {
         }
     }
 
+    /// The text of the file `location` is written in, up to that location (where no macro
+    /// expansion produced it).
+    pub fn text_before(&self, location: Location) -> Option<&[u8]> {
+        let (file, offset) = location.file_position()?;
+        let mut size = 0;
+        // SAFETY: the file belongs to this TU; clang keeps its buffer alive as long as the TU.
+        let data = unsafe { clang_getFileContents(self.raw, file, &mut size) };
+        if data.is_null() || offset as usize > size {
+            return None;
+        }
+        // SAFETY: `data` points at `size` bytes owned by the TU, which outlives the borrow.
+        Some(unsafe { std::slice::from_raw_parts(data as *const u8, offset as usize) })
+    }
+
     pub fn range(&self, start: Location, end: Location) -> Range {
         // SAFETY: both locations come from this TU.
         Range(unsafe { clang_getRange(start.0, end.0) })

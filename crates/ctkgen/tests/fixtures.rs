@@ -169,6 +169,9 @@ fn functions_enums_and_constants() {
     let create = api.function("ctxCreate").unwrap();
     assert_eq!(create.symbol, "ctxCreate_v2");
     assert!(create.doc.as_deref().unwrap().contains("Returned context handle"));
+    // A doc comment above a preprocessor conditional is the function's within it; a plain one is not.
+    assert_eq!(api.function("ctxPause").unwrap().doc.as_deref(), Some("\\brief Pauses a context"));
+    assert_eq!(api.function("ctxResume").unwrap().doc, None);
     let wide = api.enumeration("Wide").unwrap();
     let values: Vec<i128> = wide.constants.iter().map(|c| c.value).collect();
     assert_eq!(values, [-5, 0x7fff_ffff_ffff_ffff]);

@@ -39,6 +39,18 @@ mod entries {
         ::core::option::Option::None,
         ::core::option::Option::None,
     );
+    pub(super) static ctxPause: crate::runtime::Entry = crate::runtime::Entry::new(
+        c"ctxPause",
+        c"ctxPause",
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
+    pub(super) static ctxResume: crate::runtime::Entry = crate::runtime::Entry::new(
+        c"ctxResume",
+        c"ctxResume",
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
     pub(super) static launch: crate::runtime::Entry = crate::runtime::Entry::new(
         c"launch",
         c"launch",
@@ -52,6 +64,8 @@ fn entry_named(name: &str) -> ::core::option::Option<&'static runtime::Entry> {
     match name {
         "ctxCreate" => ::core::option::Option::Some(&entries::ctxCreate),
         "ctxDestroy" => ::core::option::Option::Some(&entries::ctxDestroy),
+        "ctxPause" => ::core::option::Option::Some(&entries::ctxPause),
+        "ctxResume" => ::core::option::Option::Some(&entries::ctxResume),
         "launch" => ::core::option::Option::Some(&entries::launch),
         _ => ::core::option::Option::None,
     }
@@ -312,6 +326,56 @@ pub unsafe fn ctxDestroy(ctx: Ctx) -> Result {
         ::core::result::Result::Ok(function) => unsafe { function(ctx) }
         ::core::result::Result::Err(missing) => {
             crate::runtime::unavailable("ctxDestroy", missing)
+        }
+    }
+}
+
+/// Pauses a context
+///
+/// # Safety
+///
+/// Calls straight into the CUDA driver: arguments must meet the contract its documentation gives for this function (valid pointers of the right size, live handles).
+///
+/// # Binding
+///
+/// Resolved on first call as the symbol `ctxPause`.
+///
+/// # Panics
+///
+/// When the CUDA driver or this entry point is missing (see [`function_available`]).
+#[inline]
+pub unsafe fn ctxPause(ctx: Ctx) -> Result {
+    let resolved = unsafe {
+        entries::ctxPause.function::<unsafe extern "C" fn(Ctx) -> Result>()
+    };
+    match resolved {
+        ::core::result::Result::Ok(function) => unsafe { function(ctx) }
+        ::core::result::Result::Err(missing) => {
+            crate::runtime::unavailable("ctxPause", missing)
+        }
+    }
+}
+
+/// # Safety
+///
+/// Calls straight into the CUDA driver: arguments must meet the contract its documentation gives for this function (valid pointers of the right size, live handles).
+///
+/// # Binding
+///
+/// Resolved on first call as the symbol `ctxResume`.
+///
+/// # Panics
+///
+/// When the CUDA driver or this entry point is missing (see [`function_available`]).
+#[inline]
+pub unsafe fn ctxResume(ctx: Ctx) -> Result {
+    let resolved = unsafe {
+        entries::ctxResume.function::<unsafe extern "C" fn(Ctx) -> Result>()
+    };
+    match resolved {
+        ::core::result::Result::Ok(function) => unsafe { function(ctx) }
+        ::core::result::Result::Err(missing) => {
+            crate::runtime::unavailable("ctxResume", missing)
         }
     }
 }
