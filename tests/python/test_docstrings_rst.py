@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import tempfile
+import tomllib
 
 import pytest
 from docutils import nodes, utils
@@ -122,6 +123,7 @@ def stub_surface(path):
             bases[node.name] = [b.id for b in node.bases if isinstance(b, ast.Name)]
         elif isinstance(node, ast.FunctionDef):
             names[node.name] = None
+            SIGNATURES[(path, node.name)] = [a.arg for a in node.args.args]
             if ast.get_docstring(node):
                 functions[node.name] = ast.get_docstring(node)
         elif isinstance(node, ast.AnnAssign):
@@ -140,6 +142,8 @@ def stub_surface(path):
     return functions, every, names
 
 
+# {(stub, function): its parameters}, as stub_surface reads them.
+SIGNATURES = {}
 # The library modules of the package, each with its stub.
 MODULES = compatible_modules(with_package_modules=False)
 
@@ -155,10 +159,12 @@ def generated(request):
         package = os.path.dirname(stub)
         pyx_functions, pyx_every = pyx_docstrings(package, module)
         stub_functions, stub_every, names = stub_surface(stub)
+        signatures = {name: params for (path, name), params in SIGNATURES.items() if path == stub}
     REFERENCES.clear()
     checked = {text: problems(text) for text in sorted(set(pyx_every) | set(stub_every))}
     return dict(ctk=ctk, module=module, package=os.path.basename(package), pyx_functions=pyx_functions,
-                stub_functions=stub_functions, checked=checked, references=set(REFERENCES), names=names)
+                stub_functions=stub_functions, checked=checked, references=set(REFERENCES), names=names,
+                signatures=signatures, raises=library_convention(module) == "raise")
 
 
 def test_generated_docstrings_parse_and_keep_no_doxygen(generated):
@@ -190,3 +196,31 @@ def test_cross_references_name_what_the_stubs_define(generated):
         if name not in names or (member and member not in (names[name] or ())):
             missing.add(target)
     assert not missing, sorted(missing)[:20]
+
+
+def library_convention(module):
+    """The calling convention of the library whose Python module is `module`."""
+    for path in glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml")):
+        if "." not in os.path.basename(path)[: -len(".toml")]:
+            with open(path, "rb") as f:
+                python = tomllib.load(f)["python"]
+            if python["module"] == module:
+                return python.get("convention", "status")
+    raise AssertionError(f"no library description has the module {module}")
+
+
+def test_raising_functions_document_their_arguments_and_what_they_return(generated):
+    """Under the raise convention a function takes its inputs and returns its outputs: its
+    docstring's parameters are its arguments, the outputs are what it returns, and it says what
+    it raises (where the header documents every C parameter and the statuses)."""
+    if not generated["raises"]:
+        pytest.skip(f"{generated['module']} returns statuses: its outputs come back in the tuple")
+    wrong = {}
+    for name, doc in generated["stub_functions"].items():
+        documented = re.findall(r"^:param (\w+):", doc, re.M)
+        extra = set(documented) - set(generated["signatures"][name])
+        if extra:
+            wrong[name] = sorted(extra)
+    assert not wrong, wrong
+    create = generated["stub_functions"]["create_program" if generated["module"] == "nvvm" else "create"]
+    assert ":returns:" in create and "Raises ``" in create, create

@@ -420,7 +420,8 @@ pub fn build_in_package(
     model.constants = constants::constants(api);
     render_docs(&mut model, parsed);
     if let Some(names) = raise_names {
-        let raise = raising::build(api, options, names, &model.functions, &model.enums)?;
+        let mut raise = raising::build(api, options, names, &model.functions, &model.enums)?;
+        docs::raise_docstrings(&model, api, &mut raise, parsed);
         model.result_class = Some(raise.result_class.clone());
         model.constants.clear();
         model.raise_api = Some(raise);

@@ -3,8 +3,10 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use ctkgen_ir::doc::{split_member, ParsedDocs};
+use ctkgen_ir::doc::{split_member, Block, Doc, Inline, ParsedDocs};
+use ctkgen_ir::Api;
 
+use super::raising::RaiseView;
 use super::Model;
 use crate::names::{docstring, py_ident, ParamNames};
 
@@ -82,11 +84,15 @@ impl DocTargets {
     /// `fallback` when the comment is empty or renders to nothing.
     pub(super) fn docstring(&self, raw: &str, fallback: &str, parsed: &ParsedDocs) -> String {
         let param_name = |name: &str| ParamNames(&self.param_names).get(name);
-        let rendered = if raw.is_empty() {
-            String::new()
-        } else {
-            parsed.get(raw).to_rst(&|name| self.resolve(name), &param_name)
-        };
+        if raw.is_empty() {
+            return docstring(fallback);
+        }
+        self.render(&parsed.get(raw), fallback, &param_name)
+    }
+
+    /// The docstring body of a parsed comment, parameters spelled by `param_name`.
+    fn render(&self, doc: &Doc, fallback: &str, param_name: &dyn Fn(&str) -> String) -> String {
+        let rendered = doc.to_rst(&|name| self.resolve(name), param_name);
         if rendered.trim().is_empty() {
             return docstring(fallback);
         }
@@ -98,5 +104,40 @@ impl DocTargets {
             return docstring(&format!("\n{rendered}"));
         }
         docstring(&rendered)
+    }
+}
+
+/// Docstrings of the raise convention's functions, which return their outputs and raise on a
+/// status other than success where the header's comment lists every parameter and the statuses:
+/// the Python arguments alone as parameters, the outputs' descriptions as what is returned, and
+/// the exception.
+pub(super) fn raise_docstrings(model: &Model, api: &Api, raise: &mut RaiseView, parsed: &ParsedDocs) {
+    let targets = DocTargets::new(model);
+    let error = raise.error.clone();
+    for f in &mut raise.functions {
+        let Some(raw) = api.function(&f.c_name).and_then(|c| c.doc.as_deref()).filter(|raw| !raw.is_empty()) else {
+            continue;
+        };
+        let mut doc = parsed.get(raw).into_owned();
+        let param = |name: &str| f.params.iter().find(|p| p.c_name == name);
+        let mut outputs: Vec<Vec<Block>> = (doc.params.iter())
+            .filter(|p| param(&p.name).is_some_and(|q| !q.input))
+            .map(|p| p.blocks.clone())
+            .collect();
+        doc.params.retain(|p| param(&p.name).is_some_and(|q| q.input));
+        if !f.returns_string {
+            doc.returns = match outputs.len() {
+                0 => Vec::new(),
+                1 => outputs.remove(0),
+                _ => vec![Block::List { ordered: false, items: outputs }],
+            };
+            doc.body.push(Block::Paragraph(vec![
+                Inline::Text("Raises ".into()),
+                Inline::Code(error.clone()),
+                Inline::Text(" when the library returns a status other than success.".into()),
+            ]));
+        }
+        let py_name = |name: &str| param(name).map_or_else(|| name.to_string(), |p| p.py_name.clone());
+        f.doc = targets.render(&doc, "", &py_name);
     }
 }

@@ -49,6 +49,9 @@ pub struct RaiseFunctionView {
 #[derive(Debug, Clone, Serialize)]
 pub struct RaiseParam {
     pub py_name: String,
+    /// The C name, as the header's comment names the parameter.
+    #[serde(skip)]
+    pub c_name: String,
     /// How messages name it: `function: parameter`.
     pub what: String,
     /// Its fields are the parameter's own (`kind` names the variant): few parameters, so the
@@ -283,6 +286,7 @@ pub(super) fn build(
             params.push(RaiseParam {
                 what: format!("{py_function}: {py_name}"),
                 py_name: py_name.clone(),
+                c_name: c_param.name.clone(),
                 input: !kind.is_output(),
                 c_type: p.c_type.clone(),
                 cy_type: p.cy_type.clone(),
