@@ -13,6 +13,7 @@ import sys
 import tomllib
 
 import official_pxd
+from conftest import described_libraries
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -22,13 +23,7 @@ _EXPORT = re.compile(r'__Pyx_ExportFunction\("([^"]+)", \(void \(\*\)\(void\)\)\
 
 def cython_modules():
     """The `cy` module of every described library (headers/libraries/<name>.toml)."""
-    out = []
-    for path in sorted(glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml"))):
-        if "." in os.path.basename(path)[: -len(".toml")]:
-            continue  # `<name>.<part>.toml` is a part of a description
-        with open(path, "rb") as f:
-            out.append(tomllib.load(f)["python"]["cython_module"])
-    return out
+    return [conventions["python"]["cython_module"] for conventions in described_libraries().values()]
 
 
 def exports_of_c(c_file):
@@ -121,13 +116,7 @@ def declarations_probe(official_pxd_path, package, module, folder, skip=lambda n
 
 def library_of_cython_module():
     """{`cy` module: the described library's name (its description's file name)}."""
-    out = {}
-    for path in sorted(glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml"))):
-        name = os.path.basename(path)[: -len(".toml")]
-        if "." not in name:
-            with open(path, "rb") as f:
-                out[tomllib.load(f)["python"]["cython_module"]] = name
-    return out
+    return {conventions["python"]["cython_module"]: name for name, conventions in described_libraries().items()}
 
 
 _EXCEPT = re.compile(r"^cdef\s.*?\b(\w+)\(.*\)\s+except\s*\?\s*(\w+)\s+nogil", re.M)

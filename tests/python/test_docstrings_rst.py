@@ -13,14 +13,13 @@ import os
 import re
 import subprocess
 import tempfile
-import tomllib
 
 import pytest
 from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import roles
 
-from conftest import CTKS, REPO, compatible_modules, emit, ir_json
+from conftest import CTKS, REPO, compatible_modules, described_libraries, emit, ir_json
 
 # Targets of the `:py:obj:` roles parsed so far, for the checks that they exist.
 REFERENCES = []
@@ -200,13 +199,8 @@ def test_cross_references_name_what_the_stubs_define(generated):
 
 def library_convention(module):
     """The calling convention of the library whose Python module is `module`."""
-    for path in glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml")):
-        if "." not in os.path.basename(path)[: -len(".toml")]:
-            with open(path, "rb") as f:
-                python = tomllib.load(f)["python"]
-            if python["module"] == module:
-                return python.get("convention", "status")
-    raise AssertionError(f"no library description has the module {module}")
+    (python,) = [c["python"] for c in described_libraries().values() if c["python"]["module"] == module]
+    return python.get("convention", "status")
 
 
 def test_raising_functions_document_their_arguments_and_what_they_return(generated):

@@ -46,6 +46,8 @@ use ctkgen_ir::doc::ParsedDocs;
 use ctkgen_ir::{Api, OutputFile};
 
 pub use conventions::LibraryConventions;
+/// The attributes of a generated item (for tools that evaluate the crates' `cfg`s).
+pub use syntax::item_attributes;
 
 /// How the generated package is named and labelled.
 #[derive(Debug, Clone, PartialEq, Eq)]

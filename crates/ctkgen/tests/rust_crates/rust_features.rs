@@ -3,6 +3,7 @@
 //! program run on it.
 
 use ctkgen::Api;
+use ctkgen_rust::item_attributes;
 use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
@@ -137,25 +138,6 @@ impl VisitMut for Filter<'_> {
         assert!(self.keep(&mut field.attrs), "a field under a `cfg`");
         syn::visit_mut::visit_field_mut(self, field);
     }
-}
-
-fn item_attributes(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
-    use syn::Item;
-    Some(match item {
-        Item::Const(i) => &mut i.attrs,
-        Item::Enum(i) => &mut i.attrs,
-        Item::Fn(i) => &mut i.attrs,
-        Item::Impl(i) => &mut i.attrs,
-        Item::Macro(i) => &mut i.attrs,
-        Item::Mod(i) => &mut i.attrs,
-        Item::Static(i) => &mut i.attrs,
-        Item::Struct(i) => &mut i.attrs,
-        Item::Trait(i) => &mut i.attrs,
-        Item::Type(i) => &mut i.attrs,
-        Item::Union(i) => &mut i.attrs,
-        Item::Use(i) => &mut i.attrs,
-        _ => return None,
-    })
 }
 
 /// A driver of CUDA 12.0 that has three functions and answers for no other: what its
