@@ -418,7 +418,7 @@ pub fn build_in_package(
     model.cy_level = cy_level::cy_level(api, options, &functions, own_types.defines(api), own_types.status_defines())?;
     model.functions = functions;
     model.constants = constants::constants(api);
-    render_docs(&mut model, parsed);
+    render_docs(&mut model, api, parsed);
     if let Some(names) = raise_names {
         let mut raise = raising::build(api, options, names, &model.functions, &model.enums)?;
         docs::raise_docstrings(&model, api, &mut raise, parsed);
@@ -488,14 +488,28 @@ pub fn build_in_package(
 /// Replaces every raw comment of the views by its docstring; the link targets are built once,
 /// from the finished views, so a reference links only to what the module defines. The functions
 /// render on a second thread (each item on its own, so the output does not depend on it).
-fn render_docs(model: &mut Model, parsed: &ParsedDocs) {
+fn render_docs(model: &mut Model, api: &Api, parsed: &ParsedDocs) {
     let targets = docs::DocTargets::new(model);
     let targets = &targets;
     let Model { enums, records, handles, scalars, functions, .. } = model;
     std::thread::scope(|scope| {
         scope.spawn(move || {
             for f in functions.iter_mut() {
-                f.doc = targets.docstring(&f.doc, "", parsed);
+                // The comment names the C parameters, in the order the view has them.
+                let c_names: Vec<&str> = (api.function(&f.name).map(|c| c.params.as_slice()))
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect();
+                let role = |name: &str| {
+                    let p = f.params.get(c_names.iter().position(|c| *c == name)?)?;
+                    match (&p.arg_type, p.output) {
+                        (Some(_), _) => Some(docs::ParamRole::Argument),
+                        (None, true) => Some(docs::ParamRole::Returned(p.py_name.clone())),
+                        (None, false) => None,
+                    }
+                };
+                f.doc = targets.function_docstring(&f.doc, parsed, &role);
             }
         });
         for e in enums.iter_mut() {

@@ -90,6 +90,23 @@ impl DocTargets {
         self.render(&parsed.get(raw), fallback, &param_name)
     }
 
+    /// The docstring of a function of the status convention: the comment's entries of the
+    /// parameters it returns (after the status) moved to what it returns.
+    pub(super) fn function_docstring(
+        &self,
+        raw: &str,
+        parsed: &ParsedDocs,
+        role: &dyn Fn(&str) -> Option<ParamRole>,
+    ) -> String {
+        if raw.is_empty() {
+            return docstring("");
+        }
+        let mut doc = parsed.get(raw).into_owned();
+        outputs_returned(&mut doc, role, Some("status"));
+        let param_name = |name: &str| ParamNames(&self.param_names).get(name);
+        self.render(&doc, "", &param_name)
+    }
+
     /// The docstring body of a parsed comment, parameters spelled by `param_name`.
     fn render(&self, doc: &Doc, fallback: &str, param_name: &dyn Fn(&str) -> String) -> String {
         let rendered = doc.to_rst(&|name| self.resolve(name), param_name);
@@ -107,6 +124,54 @@ impl DocTargets {
     }
 }
 
+/// What a parameter of a function is to its docstring, by the C name its comment uses.
+pub(super) enum ParamRole {
+    /// An argument of the Python function.
+    Argument,
+    /// Returned, under this Python name.
+    Returned(String),
+}
+
+/// Moves a comment's entries of returned parameters from its parameters to what the function
+/// returns, and drops those of parameters the Python function has not (`role` gives `None`).
+/// `status`: the label of what the comment's return entry describes (the status returned first),
+/// or `None` when the function returns no status (the entry is dropped then).
+pub(super) fn outputs_returned(doc: &mut Doc, role: &dyn Fn(&str) -> Option<ParamRole>, status: Option<&str>) {
+    let mut outputs: Vec<(String, Vec<Block>)> = Vec::new();
+    doc.params.retain(|p| match role(&p.name) {
+        Some(ParamRole::Argument) => true,
+        Some(ParamRole::Returned(name)) => {
+            outputs.push((name, p.blocks.clone()));
+            false
+        }
+        None => false,
+    });
+    let labelled = |label: &str, mut blocks: Vec<Block>| {
+        let head = [Inline::Code(label.to_string()), Inline::Text(": ".into())];
+        match blocks.first_mut() {
+            Some(Block::Paragraph(inlines)) => {
+                inlines.splice(0..0, head);
+            }
+            _ => blocks.insert(0, Block::Paragraph(head.to_vec())),
+        }
+        blocks
+    };
+    doc.returns = match status {
+        Some(_) if outputs.is_empty() => return,
+        Some(status) => {
+            let first = (!doc.returns.is_empty()).then(|| labelled(status, std::mem::take(&mut doc.returns)));
+            let rest = outputs.into_iter().map(|(name, blocks)| labelled(&name, blocks));
+            vec![Block::List { ordered: false, items: first.into_iter().chain(rest).collect() }]
+        }
+        None if outputs.len() == 1 => outputs.remove(0).1,
+        None if outputs.is_empty() => Vec::new(),
+        None => {
+            let items = outputs.into_iter().map(|(name, blocks)| labelled(&name, blocks)).collect();
+            vec![Block::List { ordered: false, items }]
+        }
+    };
+}
+
 /// Docstrings of the raise convention's functions, which return their outputs and raise on a
 /// status other than success where the header's comment lists every parameter and the statuses:
 /// the Python arguments alone as parameters, the outputs' descriptions as what is returned, and
@@ -120,22 +185,22 @@ pub(super) fn raise_docstrings(model: &Model, api: &Api, raise: &mut RaiseView, 
         };
         let mut doc = parsed.get(raw).into_owned();
         let param = |name: &str| f.params.iter().find(|p| p.c_name == name);
-        let mut outputs: Vec<Vec<Block>> = (doc.params.iter())
-            .filter(|p| param(&p.name).is_some_and(|q| !q.input))
-            .map(|p| p.blocks.clone())
-            .collect();
-        doc.params.retain(|p| param(&p.name).is_some_and(|q| q.input));
+        let role = |name: &str| {
+            param(name).map(|p| match p.input {
+                true => ParamRole::Argument,
+                false => ParamRole::Returned(p.py_name.clone()),
+            })
+        };
         if !f.returns_string {
-            doc.returns = match outputs.len() {
-                0 => Vec::new(),
-                1 => outputs.remove(0),
-                _ => vec![Block::List { ordered: false, items: outputs }],
-            };
+            outputs_returned(&mut doc, &role, None);
             doc.body.push(Block::Paragraph(vec![
                 Inline::Text("Raises ".into()),
                 Inline::Code(error.clone()),
                 Inline::Text(" when the library returns a status other than success.".into()),
             ]));
+        }
+        if f.returns_string {
+            doc.params.retain(|p| param(&p.name).is_some());
         }
         let py_name = |name: &str| param(name).map_or_else(|| name.to_string(), |p| p.py_name.clone());
         f.doc = targets.render(&doc, "", &py_name);
