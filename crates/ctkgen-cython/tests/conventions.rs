@@ -145,6 +145,8 @@ fn fill_api() -> Api {
     ];
     fill.doc = Some("\\brief Fills\n\n\\param text - Returned text\n\\param len - Room\n\\param kind - Kind\n".into());
     api.functions.push(fill);
+    // Sorted by name, as the IR keeps its lists (lookups by name rely on it).
+    api.sort();
     api
 }
 
@@ -159,7 +161,11 @@ fn parameter_names_follow_the_description_s_table_everywhere() {
     // Signature, docstring, messages and the output sized by the renamed count; a name not in
     // the table keeps the reserved-word rule.
     assert!(functions.contains("def widgetFill(object room, object sort, object lambda_):"), "{functions}");
-    assert!(functions.contains(":param room: Room\n:param sort: Kind\"\"\""), "{functions}");
+    // The returned `text` is described under what the function returns, not as a parameter.
+    assert!(
+        functions.contains(":param room: Room\n:param sort: Kind\n:returns:\n\n    - ``text``: Returned text\"\"\""),
+        "{functions}"
+    );
     assert!(functions.contains("_as_signed(room, 32, \"widgetFill: room\")"), "{functions}");
     assert!(functions.contains("_as_signed(room, sizeof(Py_ssize_t) * 8, \"widgetFill: text (length room)\")"));
     assert!(file("driver.pyi").contains("def widgetFill(room, sort, lambda_) -> tuple[widget_status, bytes]:"));

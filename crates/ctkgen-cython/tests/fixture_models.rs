@@ -132,6 +132,8 @@ fn docstrings_are_rendered_rst_linking_only_to_the_module() {
     options.conventions.success_constant = "RESULT_OK".into();
     options.strict_params = false;
     let create = api.functions.iter_mut().find(|f| f.name == "ctxCreate").unwrap();
+    // A parameter named as a Python keyword: its field name is spelled `from_`, escaped.
+    create.params[2].name = "from".into();
     create.doc = Some(
         "\\brief Creates a context\n\nThe \\p flags go to ::ctxDestroy() and ::Missing; see ::Flags.\n\n\
          \\param from - Source\n\\param flags - Creation flags\n\n\\return ::RESULT_OK, ::RESULT_FAIL\n\\notefnerr"
@@ -144,7 +146,7 @@ fn docstrings_are_rendered_rst_linking_only_to_the_module() {
     let files = emit(&api, &options).unwrap();
     let file = |suffix: &str| &files.iter().find(|f| f.path.ends_with(suffix)).unwrap().contents;
     let functions = file("_functions_0.pyx");
-    let expected = "def ctxCreate(object pctx, object flags, object dev):\n    \"\"\"Creates a context\n\n\
+    let expected = "def ctxCreate(object pctx, object flags, object from_):\n    \"\"\"Creates a context\n\n\
         The ``flags`` go to :py:obj:`~ctkgen_cuda.driver.ctxDestroy` and ``Missing``; see \
         :py:obj:`~ctkgen_cuda.driver.Flags`.\n\n.. note::\n\n   \
         This function may also return error codes from earlier asynchronous launches.\n\n\
@@ -158,7 +160,7 @@ fn docstrings_are_rendered_rst_linking_only_to_the_module() {
     let stub = file("driver.pyi");
     assert!(
         stub.contains(
-            "def ctxCreate(pctx, flags, dev) -> tuple[Result]:\n    \"\"\"Creates a context\n\n    The ``flags``"
+            "def ctxCreate(pctx, flags, from_) -> tuple[Result]:\n    \"\"\"Creates a context\n\n    The ``flags``"
         ),
         "{stub}"
     );
