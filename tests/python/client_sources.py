@@ -4,6 +4,7 @@ of one (`driver.CUresult.CUDA_SUCCESS` as `CUresult` and `CUresult.CUDA_SUCCESS`
 `getattr(module, "literal")`. What a program reaches through an object of its own (numba-cuda's
 `Driver.__getattr__`) is not followed: the names found are a floor, not the whole."""
 import ast
+import re
 import zipfile
 
 PACKAGE = "cuda.bindings"
@@ -97,4 +98,25 @@ def wheel_uses(wheel, modules, skip=("/tests/",)):
             uses = Uses(modules)
             uses.visit(ast.parse(archive.read(name), filename=name))
             found |= uses.found
+    return found
+
+
+def forwarded_uses(wheel, owner, module, pattern, skip=("/tests/",)):
+    """{(module, name)} of the attributes matching `pattern` that the Python files of `wheel` read
+    of an object named `owner` (`owner.cuInit`, `self.owner.cuInit`) which forwards every
+    attribute to `module` (numba-cuda's `driver`, whose `__getattr__` returns the binding's)."""
+    wanted = re.compile(pattern)
+    found = set()
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            if not name.endswith(".py") or any(part in f"/{name}" for part in skip):
+                continue
+            for node in ast.walk(ast.parse(archive.read(name), filename=name)):
+                if not isinstance(node, ast.Attribute) or not wanted.fullmatch(node.attr):
+                    continue
+                value = node.value
+                named = (isinstance(value, ast.Name) and value.id == owner) or (
+                    isinstance(value, ast.Attribute) and value.attr == owner)
+                if named:
+                    found.add((module, node.attr))
     return found

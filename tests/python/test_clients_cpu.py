@@ -210,7 +210,8 @@ def official_modules(ctk):
 
 def test_the_table_has_every_name_the_clients_sources_use(clients):
     """The Python files of both client wheels (their test suites included), read again: each module
-    of cuda.bindings they import, each name imported from one, each attribute read of one."""
+    of cuda.bindings they import, each name imported from one, each attribute read of one, and the
+    driver functions numba-cuda calls through its `driver` object."""
     ctk, _, _, _ = clients
     if both_modules.official_path(CACHE, ctk) is None:
         pytest.skip(f"no official cuda-bindings release pinned for {ctk}")
@@ -219,6 +220,9 @@ def test_the_table_has_every_name_the_clients_sources_use(clients):
               if os.path.basename(w).startswith(("cuda_core-", "numba_cuda-"))]
     found = {name: client_sources.wheel_uses(wheel, modules, skip=()) for name, wheel in
              zip(["cuda-core", "numba-cuda"], wheels)}
+    # numba-cuda's `driver` object forwards every attribute to cuda.bindings.driver.
+    found["numba-cuda"] |= client_sources.forwarded_uses(wheels[1], "driver", "cuda.bindings.driver", r"cu[A-Z]\w+",
+                                                         skip=())
     assert all(len(uses) > 5 for uses in found.values()), found
     # The comparison itself can fail: a name the sources use, taken from the table, is reported.
     taken = ("cuda.bindings.driver", "CUstream_flags")
