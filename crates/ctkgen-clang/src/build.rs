@@ -2,6 +2,7 @@
 // clang-sys keeps libclang's C names for its constants.
 #![allow(non_upper_case_globals)]
 
+use crate::comments::{clean_comment, comment_above_conditionals};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -897,66 +898,6 @@ pub fn parse_integer(token: &str) -> Option<u64> {
     }
 }
 
-/// Strips comment markers from a Doxygen comment; `None` for an empty one. Blank lines before
-/// and after the text are dropped; the text is built in one buffer, as comments are most of
-/// what a header holds.
-/// The doc comment (`/** ... */` or `/*! ... */`) that ends `text` once trailing blank lines and
-/// preprocessor conditional lines (`#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`, `#endif`) are
-/// set aside; at least one such line must be there (else the comment was clang's to attach).
-fn comment_above_conditionals(text: &str) -> Option<&str> {
-    let mut rest = text.trim_end();
-    let mut conditionals = 0;
-    loop {
-        let line_start = rest.rfind('\n').map_or(0, |i| i + 1);
-        let line = rest[line_start..].trim_start();
-        let directive = line.strip_prefix('#').map(|d| d.split_whitespace().next().unwrap_or(""));
-        match directive {
-            Some("if" | "ifdef" | "ifndef" | "elif" | "else" | "endif") => {
-                conditionals += 1;
-                rest = rest[..line_start].trim_end();
-            }
-            _ => break,
-        }
-    }
-    if conditionals == 0 || !rest.ends_with("*/") {
-        return None;
-    }
-    let start = rest.rfind("/*")?;
-    let comment = &rest[start..];
-    (comment.starts_with("/**") || comment.starts_with("/*!")).then_some(comment)
-}
-
-pub fn clean_comment(raw: Option<String>) -> Option<String> {
-    let raw = raw?;
-    let mut text = String::with_capacity(raw.len());
-    // Blank lines seen since the last line of text: kept only if more text follows.
-    let mut blank_run = 0;
-    for line in raw.lines() {
-        let mut l = line.trim();
-        for prefix in ["/**<", "///<", "/*!<", "/**", "/*!", "///", "//!", "/*"] {
-            if let Some(rest) = l.strip_prefix(prefix) {
-                l = rest;
-                break;
-            }
-        }
-        let l = l.strip_suffix("*/").unwrap_or(l);
-        let l = l.trim_start();
-        let l = l.strip_prefix("* ").or_else(|| l.strip_prefix('*')).unwrap_or(l).trim_end();
-        if l.is_empty() {
-            blank_run += 1;
-            continue;
-        }
-        if !text.is_empty() {
-            for _ in 0..=blank_run {
-                text.push('\n');
-            }
-        }
-        blank_run = 0;
-        text.push_str(l);
-    }
-    (!text.is_empty()).then_some(text)
-}
-
 fn used_typedef_names<'a>(
     typedefs: &'a BTreeMap<String, ir::Typedef>,
     functions: &'a BTreeMap<String, ir::Function>,
@@ -1003,7 +944,7 @@ pub fn canonical(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::{clean_comment, parse_alignment_tokens};
+    use super::parse_alignment_tokens;
     use ctkgen_ir::AlignmentSpelling;
 
     fn tokens(text: &str) -> Vec<String> {
@@ -1027,25 +968,5 @@ mod tests {
         assert_eq!(value("aligned ( sizeof ( my_t ) )"), None);
         assert_eq!(value("aligned ( 1 - 2 )"), None);
         assert_eq!(value("aligned ( 16"), None);
-    }
-
-    fn clean(raw: &str) -> Option<String> {
-        clean_comment(Some(raw.to_string()))
-    }
-
-    #[test]
-    fn strips_markers_and_outer_blank_lines_but_keeps_inner_ones() {
-        let raw = "/**\n * \\brief Gets a thing\n *\n *\n * \\param x - the thing   \n *\n */";
-        assert_eq!(clean(raw).as_deref(), Some("\\brief Gets a thing\n\n\n\\param x - the thing"));
-        assert_eq!(clean("/**< one line */").as_deref(), Some("one line"));
-        assert_eq!(clean("///< trailing member doc").as_deref(), Some("trailing member doc"));
-        assert_eq!(clean("/*! a\n   *b\n */").as_deref(), Some("a\nb"));
-    }
-
-    #[test]
-    fn an_empty_comment_is_none() {
-        assert_eq!(clean("/** */"), None);
-        assert_eq!(clean("/**\n *\n *\n */"), None);
-        assert_eq!(clean_comment(None), None);
     }
 }

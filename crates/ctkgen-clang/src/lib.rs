@@ -7,6 +7,7 @@
 //! depend on the host. Any clang error is fatal, and the modes must agree on every layout.
 
 mod build;
+mod comments;
 mod libclang;
 mod macros;
 
@@ -17,7 +18,7 @@ use ctkgen_ir as ir;
 use ir::LanguageMode;
 use sha2::{Digest, Sha256};
 
-pub use build::clean_comment;
+pub use comments::clean_comment;
 
 /// How to read a header.
 #[derive(Debug, Clone)]
