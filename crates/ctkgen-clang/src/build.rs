@@ -539,7 +539,7 @@ impl<'tu> Builder<'tu> {
         }
         clean_comment(cursor.raw_comment()).or_else(|| {
             let text = self.tu.text_before(cursor.extent().start())?;
-            clean_comment(comment_above_conditionals(std::str::from_utf8(text).ok()?).map(str::to_string))
+            clean_comment(comment_above_conditionals(text).map(str::to_string))
         })
     }
 

@@ -4,26 +4,27 @@
 /// The doc comment (`/** ... */` or `/*! ... */`) that ends `text` once trailing blank lines and
 /// preprocessor conditional lines (`#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`, `#endif`) are
 /// set aside; at least one such line must be there (else the comment was clang's to attach).
-pub(crate) fn comment_above_conditionals(text: &str) -> Option<&str> {
-    let mut rest = text.trim_end();
+/// `text` is a header up to a declaration, as bytes: only the comment found is read as UTF-8.
+pub(crate) fn comment_above_conditionals(text: &[u8]) -> Option<&str> {
+    let mut rest = text.trim_ascii_end();
     let mut conditionals = 0;
     loop {
-        let line_start = rest.rfind('\n').map_or(0, |i| i + 1);
-        let line = rest[line_start..].trim_start();
-        let directive = line.strip_prefix('#').map(|d| d.split_whitespace().next().unwrap_or(""));
+        let line_start = rest.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line = rest[line_start..].trim_ascii_start();
+        let directive = line.strip_prefix(b"#").map(|d| d.split(u8::is_ascii_whitespace).find(|w| !w.is_empty()));
         match directive {
-            Some("if" | "ifdef" | "ifndef" | "elif" | "else" | "endif") => {
+            Some(Some(b"if" | b"ifdef" | b"ifndef" | b"elif" | b"else" | b"endif")) => {
                 conditionals += 1;
-                rest = rest[..line_start].trim_end();
+                rest = rest[..line_start].trim_ascii_end();
             }
             _ => break,
         }
     }
-    if conditionals == 0 || !rest.ends_with("*/") {
+    if conditionals == 0 || !rest.ends_with(b"*/") {
         return None;
     }
-    let start = rest.rfind("/*")?;
-    let comment = &rest[start..];
+    let start = rest.windows(2).rposition(|w| w == b"/*")?;
+    let comment = std::str::from_utf8(&rest[start..]).ok()?;
     (comment.starts_with("/**") || comment.starts_with("/*!")).then_some(comment)
 }
 
@@ -87,7 +88,7 @@ mod tests {
 
     #[test]
     fn a_doc_comment_above_conditionals_is_found_and_others_are_not() {
-        let above = |text: &str| comment_above_conditionals(text).map(str::to_string);
+        let above = |text: &str| comment_above_conditionals(text.as_bytes()).map(str::to_string);
         let doc = "/** \\brief Makes */";
         assert_eq!(above(&format!("x;\n{doc}\n#ifndef NO_INLINE\n")), Some(doc.to_string()));
         assert_eq!(above(&format!("{doc}\n#if A\n#else\n#endif\n  #  if B\n\n")), Some(doc.to_string()));

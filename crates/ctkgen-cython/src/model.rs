@@ -418,10 +418,10 @@ pub fn build_in_package(
     model.cy_level = cy_level::cy_level(api, options, &functions, own_types.defines(api), own_types.status_defines())?;
     model.functions = functions;
     model.constants = constants::constants(api);
-    render_docs(&mut model, api, parsed);
+    let doc_targets = render_docs(&mut model, api, parsed);
     if let Some(names) = raise_names {
         let mut raise = raising::build(api, options, names, &model.functions, &model.enums)?;
-        docs::raise_docstrings(&model, api, &mut raise, parsed);
+        docs::raise_docstrings(&doc_targets, api, &mut raise, parsed);
         model.result_class = Some(raise.result_class.clone());
         model.constants.clear();
         model.raise_api = Some(raise);
@@ -488,9 +488,10 @@ pub fn build_in_package(
 /// Replaces every raw comment of the views by its docstring; the link targets are built once,
 /// from the finished views, so a reference links only to what the module defines. The functions
 /// render on a second thread (each item on its own, so the output does not depend on it).
-fn render_docs(model: &mut Model, api: &Api, parsed: &ParsedDocs) {
-    let targets = docs::DocTargets::new(model);
-    let targets = &targets;
+/// Returns the link targets, for the docstrings the raise convention renders after.
+fn render_docs(model: &mut Model, api: &Api, parsed: &ParsedDocs) -> docs::DocTargets {
+    let doc_targets = docs::DocTargets::new(model);
+    let targets = &doc_targets;
     let Model { enums, records, handles, scalars, functions, .. } = model;
     std::thread::scope(|scope| {
         scope.spawn(move || {
@@ -528,6 +529,7 @@ fn render_docs(model: &mut Model, api: &Api, parsed: &ParsedDocs) {
             w.doc = targets.docstring(&w.doc, &w.class, parsed);
         }
     });
+    doc_targets
 }
 
 fn collect_class(kind: &ValueKind, out: &mut Vec<String>) {

@@ -150,7 +150,6 @@ pub fn docstring(text: &str) -> String {
     out
 }
 
-/// Text made safe for the inside of a `"` C or Python string literal.
 /// A Python `str` literal of `text`, quotes included; characters beyond ASCII as `\u`/`\U` escapes.
 pub fn py_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -171,6 +170,7 @@ pub fn py_string(text: &str) -> String {
     out
 }
 
+/// Text made safe for the inside of a `"` C or Python string literal.
 pub fn string_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

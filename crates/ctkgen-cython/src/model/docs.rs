@@ -176,8 +176,7 @@ pub(super) fn outputs_returned(doc: &mut Doc, role: &dyn Fn(&str) -> Option<Para
 /// status other than success where the header's comment lists every parameter and the statuses:
 /// the Python arguments alone as parameters, the outputs' descriptions as what is returned, and
 /// the exception.
-pub(super) fn raise_docstrings(model: &Model, api: &Api, raise: &mut RaiseView, parsed: &ParsedDocs) {
-    let targets = DocTargets::new(model);
+pub(super) fn raise_docstrings(targets: &DocTargets, api: &Api, raise: &mut RaiseView, parsed: &ParsedDocs) {
     let error = raise.error.clone();
     for f in &mut raise.functions {
         let Some(raw) = api.function(&f.c_name).and_then(|c| c.doc.as_deref()).filter(|raw| !raw.is_empty()) else {
