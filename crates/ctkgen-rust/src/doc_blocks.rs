@@ -15,14 +15,31 @@ use crate::syntax;
 /// attribute prints on a line of its own, so the text has no say in the layout around it.
 #[derive(Debug, Default)]
 pub struct DocBlocks {
-    /// Each comment's lines joined by `\n`, each non-empty one with the leading space `///`
-    /// comments have; a placeholder's number indexes this list.
-    blocks: RefCell<Vec<String>>,
+    /// A placeholder's number indexes this list.
+    blocks: RefCell<Vec<Block>>,
 }
 
 /// Starts a placeholder's text; the header's prose reaches the printed text only through
 /// [`DocBlocks::insert`], after the placeholders are found.
 const PLACEHOLDER: char = '\u{1}';
+
+/// What a placeholder stands for.
+#[derive(Debug)]
+enum Block {
+    /// A comment's lines joined by `\n`, each non-empty one with the leading space `///`
+    /// comments have.
+    Lines(String),
+    /// A whole attribute's text, `#[cfg_attr(<predicate>, doc = "...")]`, put in place of the
+    /// placeholder line with that line's indentation.
+    Attribute(String),
+}
+
+/// A printed item's comment: one for every toolkit of the item's form, or several, each under the
+/// `cfg` predicate (as text) of the toolkits that have it (none for toolkits without a comment).
+pub enum Comment<'a> {
+    Shared(Option<&'a str>),
+    PerToolkit(Vec<(String, &'a str)>),
+}
 
 impl DocBlocks {
     fn attr(&self, block: String) -> TokenStream {
@@ -32,21 +49,52 @@ impl DocBlocks {
 
     /// Keeps `block` and returns the placeholder text that stands for it.
     fn placeholder(&self, block: String) -> String {
+        self.placeholder_for(Block::Lines(block))
+    }
+
+    fn placeholder_for(&self, block: Block) -> String {
         let mut blocks = self.blocks.borrow_mut();
         let text = format!("{PLACEHOLDER}{}", blocks.len());
         blocks.push(block);
         text
     }
 
+    /// The attributes of a rendered comment: a doc block, or one `cfg_attr` doc per toolkit group.
+    pub fn comment(&self, comment: &Comment) -> TokenStream {
+        self.comment_syntax(comment).into_iter().map(|attr| quote!(#attr)).collect()
+    }
+
+    /// [`DocBlocks::comment`] as syntax trees. A comment per toolkit travels as a placeholder doc
+    /// line too, which [`DocBlocks::insert`] replaces by the whole `cfg_attr`: prettyplease would
+    /// break a long predicate over lines and leave a blank line after it.
+    pub fn comment_syntax(&self, comment: &Comment) -> Vec<syn::Attribute> {
+        match comment {
+            Comment::Shared(text) => text.and_then(|text| self.markdown_doc_syntax(text)).into_iter().collect(),
+            Comment::PerToolkit(variants) => variants
+                .iter()
+                .filter(|(_, text)| !text.trim().is_empty())
+                .map(|(predicate, text)| {
+                    let attribute = cfg_doc_attribute(predicate, text);
+                    syntax::doc_attribute(self.placeholder_for(Block::Attribute(attribute)))
+                })
+                .collect(),
+        }
+    }
+
     /// `printed` with each placeholder line (`<indent>///\u{1}N`, or `//!` for inner docs)
     /// replaced by the comment's lines, each with that indentation and comment marker and without
-    /// trailing spaces, as prettyplease prints a one-line doc attribute.
+    /// trailing spaces, as prettyplease prints a one-line doc attribute; or by an attribute, with
+    /// that indentation.
     pub fn insert(&self, printed: String) -> String {
         let blocks = self.blocks.borrow();
         if blocks.is_empty() {
             return printed;
         }
-        let mut out = String::with_capacity(printed.len() + blocks.iter().map(|b| b.len() * 2).sum::<usize>());
+        let size = |block: &Block| match block {
+            Block::Lines(lines) => lines.len() * 2,
+            Block::Attribute(attribute) => attribute.len(),
+        };
+        let mut out = String::with_capacity(printed.len() + blocks.iter().map(size).sum::<usize>());
         let mut rest = printed.as_str();
         while let Some(at) = rest.find(PLACEHOLDER) {
             let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -61,12 +109,20 @@ impl DocBlocks {
                 continue;
             };
             out.push_str(&rest[..line_start]);
-            for (i, line) in block.split('\n').enumerate() {
-                if i > 0 {
-                    out.push('\n');
+            match block {
+                Block::Lines(lines) => {
+                    for (i, line) in lines.split('\n').enumerate() {
+                        if i > 0 {
+                            out.push('\n');
+                        }
+                        out.push_str(marker);
+                        out.push_str(line.trim_end_matches(' '));
+                    }
                 }
-                out.push_str(marker);
-                out.push_str(line.trim_end_matches(' '));
+                Block::Attribute(attribute) => {
+                    out.push_str(marker.trim_end_matches('/'));
+                    out.push_str(attribute);
+                }
             }
             rest = &rest[line_end..];
         }
@@ -119,11 +175,6 @@ impl DocBlocks {
         doc.as_deref().map(|text| self.markdown_doc_attrs(text)).unwrap_or_default()
     }
 
-    /// [`DocBlocks::optional`] as a syntax tree, for items built without tokens.
-    pub fn optional_syntax(&self, doc: &Option<String>) -> Option<syn::Attribute> {
-        self.markdown_doc_syntax(doc.as_deref()?)
-    }
-
     /// [`DocBlocks::markdown_doc_attrs`] as a syntax tree.
     pub fn markdown_doc_syntax(&self, text: &str) -> Option<syn::Attribute> {
         self.markdown_placeholder(text).map(syntax::doc_attribute)
@@ -134,6 +185,29 @@ impl DocBlocks {
         let text = text.trim_end();
         (!text.trim().is_empty()).then(|| self.placeholder(markdown_block(text)))
     }
+}
+
+/// `#[cfg_attr(<predicate>, doc = "...")]` for Markdown `text`: a string literal spanning lines,
+/// from the line after its opening quote to the line before its closing one, the lines as they
+/// are but for trailing spaces (`\\`, `"` and carriage returns escaped).
+fn cfg_doc_attribute(predicate: &str, text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + predicate.len() + 32);
+    out.push_str("#[cfg_attr(");
+    out.push_str(predicate);
+    out.push_str(", doc = \"\n");
+    for line in text.trim_end().lines() {
+        for c in line.trim_end().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '"' => out.push_str("\\\""),
+                '\r' => out.push_str("\\r"),
+                c => out.push(c),
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str("\")]");
+    out
 }
 
 /// A doc block of Markdown lines as they are, each non-empty one with the leading space `///`
@@ -209,6 +283,53 @@ mod doc_tests {
         assert_eq!(
             docs.insert(prettyplease::unparse(&file)),
             "//! crate\n//!\n//! level\n/// outer\n/// two\npub struct S {\n    /// field\n    pub x: u8,\n}\n"
+        );
+    }
+
+    #[test]
+    fn comments_per_toolkit_print_as_literals_spanning_lines_under_their_cfg() {
+        let docs = DocBlocks::default();
+        let text = "First line, a \"quote\"\n\n  - indented \\ item\ncar\rriage  ";
+        let comment = Comment::PerToolkit(vec![
+            ("feature = \"old\"".to_string(), text),
+            ("not(feature = \"old\")".to_string(), "New."),
+            ("feature = \"none\"".to_string(), "  \n"),
+        ]);
+        let attrs = docs.comment(&comment);
+        let printed = printed_with(&docs, attrs);
+        assert_eq!(
+            printed,
+            "#[cfg_attr(feature = \"old\", doc = \"\nFirst line, a \\\"quote\\\"\n\n  - indented \\\\ item\ncar\\rriage\n\")]\n\
+             #[cfg_attr(not(feature = \"old\"), doc = \"\nNew.\n\")]\npub struct S;\n"
+        );
+        // What rustc reads: each text, its lines' trailing spaces dropped, between line breaks.
+        let file = syn::parse_file(&printed).expect("the printed comments parse");
+        let syn::Item::Struct(item) = &file.items[0] else { panic!("a struct") };
+        let values: Vec<String> = item
+            .attrs
+            .iter()
+            .map(|attr| {
+                let syn::Meta::List(list) = &attr.meta else { panic!("a cfg_attr") };
+                let (_, doc): (syn::Meta, syn::MetaNameValue) = list
+                    .parse_args_with(|input: syn::parse::ParseStream| {
+                        let predicate = input.parse()?;
+                        input.parse::<syn::Token![,]>()?;
+                        Ok((predicate, input.parse()?))
+                    })
+                    .expect("a predicate and a doc");
+                let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(lit), .. }) = doc.value else { panic!("text") };
+                lit.value()
+            })
+            .collect();
+        assert_eq!(values, ["\nFirst line, a \"quote\"\n\n  - indented \\ item\ncar\rriage\n", "\nNew.\n"]);
+
+        // Within an item, the attribute takes the placeholder's indentation; its text does not.
+        let docs = DocBlocks::default();
+        let attrs = docs.comment(&Comment::PerToolkit(vec![("x".to_string(), "a\n b")]));
+        let file: syn::File = syn::parse2(quote!(pub struct S { #attrs pub x: u8 })).expect("parses");
+        assert_eq!(
+            docs.insert(prettyplease::unparse(&file)),
+            "pub struct S {\n    #[cfg_attr(x, doc = \"\na\n b\n\")]\n    pub x: u8,\n}\n"
         );
     }
 

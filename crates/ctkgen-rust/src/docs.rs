@@ -134,8 +134,8 @@ impl Links {
     }
 }
 
-/// Which items of one toolkit's plan are printed (the newest toolkit of a form is), each with
-/// the toolkits it is printed for; the others' comments are never read.
+/// Whose comments of one toolkit's plan are printed (the newest toolkit of a comment group's
+/// are), each with the toolkits it is printed for; the others' comments are never read.
 #[derive(Default)]
 struct Printed {
     records: Vec<Option<Features>>,
@@ -162,8 +162,8 @@ pub fn render(plans: &mut [Plan], merged: &Merged, parsed: &[&ParsedDocs]) {
         })
         .collect();
     let mark = |printed: &mut Vec<Printed>, items: &[Item], list: fn(&mut Printed) -> &mut Vec<Option<Features>>| {
-        for form in items.iter().flat_map(|item| &item.forms) {
-            list(&mut printed[form.toolkit])[form.index] = Some(form.set);
+        for group in items.iter().flat_map(|item| &item.comments) {
+            list(&mut printed[group.toolkit])[group.index] = Some(group.set);
         }
     };
     mark(&mut printed, &merged.records, |p| &mut p.records);
@@ -171,9 +171,11 @@ pub fn render(plans: &mut [Plan], merged: &Merged, parsed: &[&ParsedDocs]) {
     mark(&mut printed, &merged.constants, |p| &mut p.constants);
     mark(&mut printed, &merged.functions, |p| &mut p.functions);
     for form in merged.enums.iter().flatten() {
-        printed[form.form.toolkit].enums[form.form.index] = Some(form.form.set);
-        for part in &form.constants {
-            printed[part.toolkit].enum_constants[part.item][part.index] = Some(part.set);
+        for group in &form.comments {
+            printed[group.toolkit].enums[group.index] = Some(group.set);
+        }
+        for group in form.constant_comments.iter().flatten() {
+            printed[group.toolkit].enum_constants[group.item][group.index] = Some(group.set);
         }
     }
     plans.par_iter_mut().zip(printed).zip(parsed).for_each(|((plan, printed), parsed)| {

@@ -40,6 +40,15 @@ impl Features {
         self.0 == 0
     }
 
+    /// The toolkits of `self` not in `other`.
+    pub fn without(self, other: Features) -> Features {
+        Features(self.0 & !other.0)
+    }
+
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
     /// The toolkits' indices, oldest first.
     pub fn indices(self) -> impl Iterator<Item = usize> {
         (0..Self::MAX).filter(move |i| self.0 >> i & 1 == 1)
@@ -116,17 +125,35 @@ impl Toolkits {
         self.list.iter().filter_map(|t| t.feature.as_deref()).collect()
     }
 
+    /// The predicate for `set` as text, where only the features of `within` can be on (an item
+    /// under `within`'s `cfg`): `set`'s own, or `not(...)` of the rest of `within` when that is
+    /// shorter.
+    pub fn predicate_within(&self, set: Features, within: Features) -> String {
+        let rest = within.without(set);
+        if rest.len() < set.len() {
+            return format!("not({})", self.predicate_text(rest));
+        }
+        self.predicate_text(set)
+    }
+
     /// `feature = "cuda-12000"` or `any(feature = ..., ...)` for `set`.
-    fn predicate(&self, set: Features) -> TokenStream {
-        let names: Vec<&str> = set.indices().filter_map(|i| self.list[i].feature.as_deref()).collect();
+    pub fn predicate(&self, set: Features) -> TokenStream {
+        self.predicate_text(set).parse().expect("feature names are plain words")
+    }
+
+    /// [`Toolkits::predicate`] as prettyplease prints it.
+    fn predicate_text(&self, set: Features) -> String {
+        let names: Vec<String> = set
+            .indices()
+            .filter_map(|i| self.list[i].feature.as_deref())
+            .map(|feature| format!("feature = \"{feature}\""))
+            .collect();
         match names.as_slice() {
-            [one] => quote!(feature = #one),
-            many => quote!(any(#(feature = #many),*)),
+            [one] => one.clone(),
+            many => format!("any({})", many.join(", ")),
         }
     }
 
-    /// `#[cfg(...)]` for the items of `set` inside something that exists for `within`; nothing
-    /// when the set is all of `within`.
     pub fn cfg(&self, set: Features, within: Features) -> TokenStream {
         if set == within {
             return TokenStream::new();

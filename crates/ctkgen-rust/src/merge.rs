@@ -1,9 +1,10 @@
 //! One crate from the plans of several toolkits: each item's distinct forms, and the toolkits that
 //! have each form. Two toolkits share a form when what the printer writes for the item is the same
 //! (the key of each kind below). A record's or typedef's comments are part of its key, since they
-//! state its layout (a tensor map's alignment) and cost little to repeat; a function's, enum's or
-//! constant's are not (repeating every revised function comment would grow the driver crate by
-//! two thirds), so such a form shows the newest of its toolkits' comments.
+//! state its layout (a tensor map's alignment) and cost little to repeat. A function's, enum's or
+//! constant's are not: the toolkits of one form are grouped again by comment (the item's
+//! `comments`), and only the comment is printed once per group, under its `cfg`, not the whole item
+//! (repeating every function with a revised comment would grow the driver crate by two thirds).
 //!
 //! An enum is one item whose members carry their own toolkits, so a member that a release added
 //! reads as one line under its `cfg`, not as a second copy of the whole enum.
@@ -34,12 +35,22 @@ pub struct Form {
 #[derive(Debug, Clone)]
 pub struct Item {
     pub forms: Vec<Form>,
+    /// The toolkits of each form grouped again by their comment, each group printed from its
+    /// newest toolkit; oldest first. One group per form when the comment is part of the key.
+    pub comments: Vec<Form>,
 }
 
 impl Item {
     /// Every toolkit that has the item in some form.
     pub fn set(&self) -> Features {
         self.forms.iter().fold(Features::default(), |set, form| set.with(form.set))
+    }
+
+    /// The comment groups of `form`, oldest first: one (covering the whole form) when all its
+    /// toolkits have the same comment.
+    pub fn comments_of(&self, form: &Form) -> impl Iterator<Item = &Form> {
+        let set = form.set;
+        self.comments.iter().filter(move |comment| set.covers(comment.set))
     }
 }
 
@@ -59,7 +70,11 @@ pub struct Part {
 #[derive(Debug, Clone)]
 pub struct EnumForm {
     pub form: Form,
+    /// The enum's comment groups within the form (see [`Item::comments`]).
+    pub comments: Vec<Form>,
     pub constants: Vec<Part>,
+    /// Each constant's comment groups, as `constants`.
+    pub constant_comments: Vec<Vec<Part>>,
     /// `name()` arms; `index` is into the toolkit's `EnumPlan::names`.
     pub names: Vec<Part>,
     /// The `Debug` impl (plain or flags); `index` is unused.
@@ -79,26 +94,30 @@ pub struct Merged {
     pub reexports: Vec<Vec<(Features, Vec<Name>)>>,
 }
 
-/// An item of one toolkit: its name and what decides its printed form.
-type Keyed = (String, String);
+/// An item of one toolkit: its name, what decides its printed form and its raw comment (`None`
+/// where the comment is part of the form).
+type Keyed<'p> = (String, String, Option<&'p str>);
 
 impl Merged {
     pub fn new(plans: &[Plan], toolkits: &Toolkits) -> Result<Merged, RustEmitError> {
-        let keyed = |f: &(dyn Fn(&Plan) -> Result<Vec<Keyed>, RustEmitError> + Sync)| {
-            plans.par_iter().map(f).collect::<Result<Vec<_>, _>>()
-        };
-        let records = merge_items(&keyed(&|p| p.records.iter().map(|r| record_key(p, r)).collect())?);
-        let typedefs = merge_items(&keyed(&|p| p.typedefs.iter().map(|t| typedef_key(p, t)).collect())?);
-        let constants = merge_items(&keyed(&|p| {
+        fn keyed<'p, 'a: 'p>(
+            plans: &'p [Plan<'a>],
+            f: &(dyn Fn(&'p Plan<'a>) -> Result<Vec<Keyed<'p>>, RustEmitError> + Sync),
+        ) -> Result<Vec<Vec<Keyed<'p>>>, RustEmitError> {
+            plans.par_iter().map(f).collect()
+        }
+        let records = merge_items(&keyed(plans, &|p| p.records.iter().map(|r| record_key(p, r)).collect())?);
+        let typedefs = merge_items(&keyed(plans, &|p| p.typedefs.iter().map(|t| typedef_key(p, t)).collect())?);
+        let constants = merge_items(&keyed(plans, &|p| {
             p.constants
                 .iter()
                 .map(|c| {
                     let (ty, value) = print_items::constant_parts(p, c)?;
-                    Ok((c.name.to_string(), format!("{}: {ty} = {value}", c.ident)))
+                    Ok((c.name.to_string(), format!("{}: {ty} = {value}", c.ident), c.doc.as_deref()))
                 })
                 .collect()
         })?);
-        let functions = merge_items(&keyed(&|p| p.functions.iter().map(|f| function_key(p, f)).collect())?);
+        let functions = merge_items(&keyed(plans, &|p| p.functions.iter().map(|f| function_key(p, f)).collect())?);
         let enums = merge_enums(plans)?;
         let dependencies = plans.first().map_or(0, |p| p.dependencies.len());
         let reexports = (0..dependencies)
@@ -131,29 +150,50 @@ fn group_names<'n>(
     groups.into_iter().map(|((_, set), names)| (set, names)).collect()
 }
 
-/// The items of every toolkit (oldest first), merged by name and then by key.
+/// The items of every toolkit (oldest first), merged by name, then by key, then by comment.
 fn merge_items(per_toolkit: &[Vec<Keyed>]) -> Vec<Item> {
-    let mut by_name: HashMap<&str, (Vec<Form>, Vec<&str>)> = HashMap::default();
-    // Newest first: the first toolkit to show a form is the one whose plan prints it.
+    #[derive(Default)]
+    struct Merging<'k> {
+        forms: Vec<Form>,
+        keys: Vec<&'k str>,
+        comments: Vec<Form>,
+        /// Each comment group's form (index into `forms`) and comment.
+        comment_keys: Vec<(usize, Option<&'k str>)>,
+    }
+    let mut by_name: HashMap<&str, Merging> = HashMap::default();
+    // Newest first: the first toolkit to show a form (or a comment) is the one whose plan prints it.
     for (toolkit, items) in per_toolkit.iter().enumerate().rev() {
-        for (index, (name, key)) in items.iter().enumerate() {
-            let (forms, keys) = by_name.entry(name).or_default();
-            match keys.iter().position(|k| k == key) {
-                Some(at) => forms[at].set = forms[at].set.with(Features::one(toolkit)),
+        let this = Features::one(toolkit);
+        for (index, (name, key, comment)) in items.iter().enumerate() {
+            let m = by_name.entry(name).or_default();
+            let form = match m.keys.iter().position(|k| k == key) {
+                Some(at) => {
+                    m.forms[at].set = m.forms[at].set.with(this);
+                    at
+                }
                 None => {
-                    forms.push(Form { set: Features::one(toolkit), toolkit, index });
-                    keys.push(key);
+                    m.forms.push(Form { set: this, toolkit, index });
+                    m.keys.push(key);
+                    m.forms.len() - 1
+                }
+            };
+            match m.comment_keys.iter().position(|k| *k == (form, *comment)) {
+                Some(at) => m.comments[at].set = m.comments[at].set.with(this),
+                None => {
+                    m.comments.push(Form { set: this, toolkit, index });
+                    m.comment_keys.push((form, *comment));
                 }
             }
         }
     }
-    let order = merge_order(per_toolkit.iter().map(|items| items.iter().map(|(name, _)| name.as_str()).collect()));
+    let order = merge_order(per_toolkit.iter().map(|items| items.iter().map(|(name, ..)| name.as_str()).collect()));
     order
         .into_iter()
         .map(|name| {
-            let (mut forms, _) = by_name.remove(name).expect("every ordered name was merged");
+            let Merging { mut forms, mut comments, .. } = by_name.remove(name).expect("every ordered name was merged");
             forms.sort_by_key(|form| form.set.indices().next());
-            Item { forms }
+            comments.sort_by_key(|comment| comment.set.indices().next());
+            Item { forms, comments }
         })
         .collect()
 }
@@ -204,6 +244,9 @@ pub fn merge_order<'n>(per_toolkit: impl DoubleEndedIterator<Item = Vec<&'n str>
     order
 }
 
+/// The parts of one kind of an enum, each keyed, with its raw comment where it has one.
+type PartKeys = dyn for<'p> Fn(&'p EnumPlan) -> Vec<(String, Option<&'p str>)>;
+
 /// What a toolkit's enums print, merged: per enum name its declaration forms, each with its
 /// members, `name()` arms and `Debug` impl merged over the toolkits of that form.
 fn merge_enums(plans: &[Plan]) -> Result<Vec<Vec<EnumForm>>, RustEmitError> {
@@ -214,7 +257,9 @@ fn merge_enums(plans: &[Plan]) -> Result<Vec<Vec<EnumForm>>, RustEmitError> {
     let declarations: Vec<Vec<Keyed>> = plans
         .iter()
         .map(|p| {
-            p.enums.iter().map(|e| (e.enumeration.name.clone(), format!("{}: {}", e.ident, e.underlying))).collect()
+            (p.enums.iter())
+                .map(|e| (e.enumeration.name.clone(), format!("{}: {}", e.ident, e.underlying), e.doc.as_deref()))
+                .collect()
         })
         .collect();
     let items = merge_items(&declarations);
@@ -222,10 +267,11 @@ fn merge_enums(plans: &[Plan]) -> Result<Vec<Vec<EnumForm>>, RustEmitError> {
         .into_iter()
         .map(|item| {
             item.forms
-                .into_iter()
-                .map(|form| {
+                .iter()
+                .map(|&form| {
                     let name = plans[form.toolkit].enums[form.index].enumeration.name.as_str();
-                    let members = |part: &dyn Fn(&EnumPlan) -> Vec<String>| {
+                    // Each part with its comment groups.
+                    let members = |part: &PartKeys| {
                         let per_toolkit: Vec<Vec<Keyed>> = (0..plans.len())
                             .map(|toolkit| {
                                 if !form.set.covers(Features::one(toolkit)) {
@@ -233,28 +279,39 @@ fn merge_enums(plans: &[Plan]) -> Result<Vec<Vec<EnumForm>>, RustEmitError> {
                                 }
                                 part(&plans[toolkit].enums[by_name[toolkit][name]])
                                     .into_iter()
-                                    .map(|key| (key.clone(), key))
+                                    .map(|(key, comment)| (key.clone(), key, comment))
                                     .collect()
                             })
                             .collect();
+                        let as_part = |f: &Form| Part {
+                            set: f.set,
+                            toolkit: f.toolkit,
+                            item: by_name[f.toolkit][name],
+                            index: f.index,
+                        };
                         merge_items(&per_toolkit)
-                            .into_iter()
-                            .flat_map(|item| item.forms)
-                            .map(|f| Part {
-                                set: f.set,
-                                toolkit: f.toolkit,
-                                item: by_name[f.toolkit][name],
-                                index: f.index,
+                            .iter()
+                            .flat_map(|item| {
+                                item.forms.iter().map(|f| (as_part(f), item.comments_of(f).map(as_part).collect()))
                             })
-                            .collect::<Vec<_>>()
+                            .collect::<Vec<(Part, Vec<Part>)>>()
                     };
+                    let parts = |with_comments: Vec<(Part, Vec<Part>)>| with_comments.into_iter().map(|(p, _)| p);
+                    let (constants, constant_comments) = members(&|e| {
+                        e.constants.iter().map(|c| (format!("{} = {}", c.ident, c.value), c.doc.as_deref())).collect()
+                    })
+                    .into_iter()
+                    .unzip();
                     EnumForm {
                         form,
-                        constants: members(&|e| {
-                            e.constants.iter().map(|c| format!("{} = {}", c.ident, c.value)).collect()
-                        }),
-                        names: members(&|e| e.names.iter().map(|(value, name)| format!("{value} => {name}")).collect()),
-                        debug: members(&|e| vec![format!("{} {:?}", e.is_flags, e.flag_bits)]),
+                        comments: item.comments_of(&form).copied().collect(),
+                        constants,
+                        constant_comments,
+                        names: parts(members(&|e| {
+                            e.names.iter().map(|(value, name)| (format!("{value} => {name}"), None)).collect()
+                        }))
+                        .collect(),
+                        debug: parts(members(&|e| vec![(format!("{} {:?}", e.is_flags, e.flag_bits), None)])).collect(),
                     }
                 })
                 .collect()
@@ -262,7 +319,7 @@ fn merge_enums(plans: &[Plan]) -> Result<Vec<Vec<EnumForm>>, RustEmitError> {
         .collect())
 }
 
-fn record_key(plan: &Plan, r: &RecordPlan) -> Result<Keyed, RustEmitError> {
+fn record_key(plan: &Plan, r: &RecordPlan) -> Result<Keyed<'static>, RustEmitError> {
     let record = r.record;
     let context = format!("record `{}`", record.name);
     let mut key = format!("{} {:?} {:?}", r.ident, record.kind, r.doc);
@@ -271,7 +328,7 @@ fn record_key(plan: &Plan, r: &RecordPlan) -> Result<Keyed, RustEmitError> {
     }
     let RecordShape::Complete { is_union, repr, members } = &r.shape else {
         key.push_str(" opaque");
-        return Ok((record.name.clone(), key));
+        return Ok((record.name.clone(), key, None));
     };
     let _ = write!(key, " {is_union} {repr:?} size {} align {}", record.size, record.align);
     for m in members {
@@ -300,15 +357,15 @@ fn record_key(plan: &Plan, r: &RecordPlan) -> Result<Keyed, RustEmitError> {
             }
         }
     }
-    Ok((record.name.clone(), key))
+    Ok((record.name.clone(), key, None))
 }
 
-fn typedef_key(plan: &Plan, t: &TypedefPlan) -> Result<Keyed, RustEmitError> {
+fn typedef_key(plan: &Plan, t: &TypedefPlan) -> Result<Keyed<'static>, RustEmitError> {
     let ty = plan.types.tokens(&t.ty, Position::Alias, &format!("typedef `{}`", t.name))?;
-    Ok((t.name.clone(), format!("{} = {ty} {:?}", t.ident, t.doc)))
+    Ok((t.name.clone(), format!("{} = {ty} {:?}", t.ident, t.doc), None))
 }
 
-fn function_key(plan: &Plan, f: &FunctionPlan) -> Result<Keyed, RustEmitError> {
+fn function_key<'p>(plan: &Plan, f: &'p FunctionPlan) -> Result<Keyed<'p>, RustEmitError> {
     let function = f.function;
     let context = format!("function `{}`", function.name);
     let mut key = format!("{}(", f.ident);
@@ -332,7 +389,7 @@ fn function_key(plan: &Plan, f: &FunctionPlan) -> Result<Keyed, RustEmitError> {
         f.per_thread_symbol,
         f.per_thread_symbol.and(function.per_thread_first_version),
     );
-    Ok((function.name.clone(), key))
+    Ok((function.name.clone(), key, f.doc.as_deref()))
 }
 
 #[cfg(test)]
@@ -350,7 +407,7 @@ mod tests {
     #[test]
     fn equal_keys_share_a_form_printed_from_the_newest() {
         let keyed = |items: &[(&str, &str)]| -> Vec<Keyed> {
-            items.iter().map(|(n, k)| (n.to_string(), k.to_string())).collect()
+            items.iter().map(|(n, k)| (n.to_string(), k.to_string(), None)).collect()
         };
         let merged = merge_items(&[
             keyed(&[("a", "1"), ("b", "1")]),
@@ -364,5 +421,27 @@ mod tests {
         assert_eq!(b.len(), 2);
         assert_eq!((b[0].set, b[0].toolkit, b[0].index), (Features::one(0), 0, 1));
         assert_eq!((b[1].set, b[1].toolkit), (Features::one(1).with(Features::one(2)), 2));
+    }
+
+    #[test]
+    fn a_form_shared_by_toolkits_with_different_comments_has_a_comment_group_each() {
+        let keyed = |items: &[(&str, &str, Option<&'static str>)]| -> Vec<Keyed<'static>> {
+            items.iter().map(|(n, k, c)| (n.to_string(), k.to_string(), *c)).collect()
+        };
+        let merged = merge_items(&[
+            keyed(&[("f", "1", None)]),
+            keyed(&[("f", "1", Some("old"))]),
+            keyed(&[("f", "1", Some("new"))]),
+            keyed(&[("f", "1", Some("new"))]),
+            keyed(&[("f", "2", Some("new"))]),
+        ]);
+        let f = &merged[0];
+        assert_eq!(f.forms.len(), 2);
+        let groups = |form: &Form| f.comments_of(form).map(|g| (g.set, g.toolkit)).collect::<Vec<_>>();
+        let three = Features::one(2).with(Features::one(3));
+        assert_eq!(groups(&f.forms[0]), [(Features::one(0), 0), (Features::one(1), 1), (three, 3)]);
+        // The same comment in another form is a group of that form.
+        assert_eq!(groups(&f.forms[1]), [(Features::one(4), 4)]);
+        assert_eq!(f.forms[0].set, Features::first(4));
     }
 }

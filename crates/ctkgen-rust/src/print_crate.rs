@@ -11,7 +11,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use rayon::prelude::*;
 
-use crate::doc_blocks::DocBlocks;
+use crate::doc_blocks::{Comment, DocBlocks};
 use crate::features::{Features, Toolkits};
 use crate::merge::Merged;
 use crate::plan::{Plan, RecordShape};
@@ -82,6 +82,24 @@ impl<'a> Crate<'a> {
             out.extend(quote!(#cfg #tokens));
         }
         out
+    }
+
+    /// The comment printed with one form of an item (for the toolkits `form`), from its comment
+    /// groups (`(toolkits, the newest one's rendered comment)`): shared when one group covers the
+    /// form, else each group's under its `cfg`.
+    pub fn comment<'s>(
+        &self,
+        form: Features,
+        mut groups: impl Iterator<Item = (Features, &'s Option<String>)>,
+    ) -> Comment<'s> {
+        let Some(first) = groups.next() else { return Comment::Shared(None) };
+        let Some(second) = groups.next() else { return Comment::Shared(first.1.as_deref()) };
+        let variants = [first, second]
+            .into_iter()
+            .chain(groups)
+            .filter_map(|(set, text)| Some((self.toolkits.predicate_within(set, form), text.as_deref()?)))
+            .collect();
+        Comment::PerToolkit(variants)
     }
 
     /// The features of `set` for prose: `cuda-12000` to `cuda-12090` when they follow each
@@ -268,8 +286,14 @@ fn print_piece(c: &Crate, piece: Piece) -> Printed {
                 let within = form.form.set;
                 let enum_of = |part: &crate::merge::Part| &c.plans[part.toolkit].enums[part.item];
                 let parts = EnumParts {
-                    constants: (form.constants.iter())
-                        .map(|p| (&enum_of(p).constants[p.index], c.toolkits.cfg_attribute(p.set, within)))
+                    comment: c
+                        .comment(within, form.comments.iter().map(|g| (g.set, &c.plans[g.toolkit].enums[g.index].doc))),
+                    constants: (form.constants.iter().zip(&form.constant_comments))
+                        .map(|(p, groups)| {
+                            let comment =
+                                c.comment(p.set, groups.iter().map(|g| (g.set, &enum_of(g).constants[g.index].doc)));
+                            (&enum_of(p).constants[p.index], c.toolkits.cfg_attribute(p.set, within), comment)
+                        })
                         .collect(),
                     names: (form.names.iter())
                         .map(|p| {
@@ -301,20 +325,33 @@ fn print_piece(c: &Crate, piece: Piece) -> Printed {
         }
         Piece::Constants(start, end) => {
             let mut items = Vec::new();
-            for form in m.constants[start..end].iter().flat_map(|item| &item.forms) {
-                let plan = &c.plans[form.toolkit];
-                let cfg = c.toolkits.cfg(form.set, all);
-                items.push(Built::Tokens(print_items::constant(plan, &plan.constants[form.index], &docs)?).under(&cfg));
+            for item in &m.constants[start..end] {
+                for form in &item.forms {
+                    let plan = &c.plans[form.toolkit];
+                    let cfg = c.toolkits.cfg(form.set, all);
+                    let comment = c.comment(
+                        form.set,
+                        item.comments_of(form).map(|g| (g.set, &c.plans[g.toolkit].constants[g.index].doc)),
+                    );
+                    let constant = print_items::constant(plan, &plan.constants[form.index], &comment, &docs)?;
+                    items.push(Built::Tokens(constant).under(&cfg));
+                }
             }
             items
         }
         Piece::Functions(start, end) => {
             let mut items = Vec::new();
-            for form in m.functions[start..end].iter().flat_map(|item| &item.forms) {
-                let plan = &c.plans[form.toolkit];
-                let cfg = c.toolkits.cfg(form.set, all);
-                let function = print_functions::function(plan, &plan.functions[form.index], &docs)?;
-                items.push(Built::Syntax(Box::new(function)).under(&cfg));
+            for item in &m.functions[start..end] {
+                for form in &item.forms {
+                    let plan = &c.plans[form.toolkit];
+                    let cfg = c.toolkits.cfg(form.set, all);
+                    let comment = c.comment(
+                        form.set,
+                        item.comments_of(form).map(|g| (g.set, &c.plans[g.toolkit].functions[g.index].doc)),
+                    );
+                    let function = print_functions::function(plan, &plan.functions[form.index], &comment, &docs)?;
+                    items.push(Built::Syntax(Box::new(function)).under(&cfg));
+                }
             }
             items
         }

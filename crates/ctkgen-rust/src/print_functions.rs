@@ -4,17 +4,26 @@
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
 
-use crate::doc_blocks::DocBlocks;
+use crate::doc_blocks::{Comment, DocBlocks};
 use crate::plan::{FunctionPlan, Plan, Unreachable};
 use crate::print_crate::Crate;
 use crate::syntax;
 use crate::types::Position;
 use crate::RustEmitError;
 
-fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::Attribute> {
+/// The function's comment, then its safety and binding sections.
+fn function_doc(plan: &Plan, f: &FunctionPlan, comment: &Comment, docs: &DocBlocks) -> Vec<syn::Attribute> {
     let function = f.function;
-    let mut text = f.doc.clone().unwrap_or_default();
-    if !text.is_empty() {
+    let mut text = String::new();
+    // A shared comment is one block with the sections; comments per toolkit come before them.
+    let mut attrs = match comment {
+        Comment::Shared(shared) => {
+            text.push_str(shared.unwrap_or_default());
+            Vec::new()
+        }
+        Comment::PerToolkit(_) => docs.comment_syntax(comment),
+    };
+    if !text.is_empty() || !attrs.is_empty() {
         text.push('\n');
     }
     // Named by its description: the file's name may carry the toolkit's major version.
@@ -49,7 +58,8 @@ fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::
             "\n# Panics\n\nWhen the {library} or this entry point is missing (see [`function_available`]).\n"
         )),
     }
-    docs.markdown_doc_syntax(&text)
+    attrs.extend(docs.markdown_doc_syntax(&text));
+    attrs
 }
 
 /// A function wrapper, built as a syntax tree (there are hundreds):
@@ -64,12 +74,17 @@ fn function_doc(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Option<syn::
 ///     }
 /// }
 /// ```
-pub fn function(plan: &Plan, f: &FunctionPlan, docs: &DocBlocks) -> Result<syn::Item, RustEmitError> {
+pub fn function(
+    plan: &Plan,
+    f: &FunctionPlan,
+    comment: &Comment,
+    docs: &DocBlocks,
+) -> Result<syn::Item, RustEmitError> {
     use syntax::{
         arm, binding, call, ident_expr, method_call, path, path_expr, plain_ident, unsafe_block, word_attribute,
     };
     let context = format!("function `{}`", f.function.name);
-    let mut attrs: Vec<syn::Attribute> = function_doc(plan, f, docs).into_iter().collect();
+    let mut attrs = function_doc(plan, f, comment, docs);
     if f.function.deprecated {
         attrs.push(word_attribute("deprecated"));
     }

@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
 
-use crate::doc_blocks::DocBlocks;
+use crate::doc_blocks::{Comment, DocBlocks};
 use crate::names::Name;
 use crate::plan::{
     Accessor, BitConversion, ConstantExpr, ConstantPlan, ConstantType, EnumConstantPlan, EnumPlan, Member, Plan,
@@ -217,7 +217,9 @@ pub fn layout_assertions(r: &RecordPlan) -> TokenStream {
 /// What an enum's form holds, each part with the `cfg` it needs inside that form (none where
 /// every toolkit of the form has it).
 pub struct EnumParts<'p> {
-    pub constants: Vec<(&'p EnumConstantPlan, Option<syn::Attribute>)>,
+    /// The enum's own comment.
+    pub comment: Comment<'p>,
+    pub constants: Vec<(&'p EnumConstantPlan, Option<syn::Attribute>, Comment<'p>)>,
     /// `name()` arms: value, name.
     pub names: Vec<(i128, &'p str, Option<syn::Attribute>)>,
     /// The `Debug` impl's forms: the plan of the enum that decides it (plain or flags).
@@ -233,7 +235,7 @@ pub fn enumeration(
 ) -> Result<Vec<Built>, RustEmitError> {
     let ident = &e.ident;
     let underlying = &e.underlying;
-    let doc = docs.optional(&e.doc);
+    let doc = docs.comment(&parts.comment);
     let names_line = if e.enumeration.typedef_names.is_empty() {
         String::new()
     } else {
@@ -272,8 +274,8 @@ pub fn enumeration(
         file: "src/lib.rs".into(),
         message: format!("enum `{type_name}`: {error}"),
     })?;
-    let constants = parts.constants.into_iter().map(|(c, cfg)| {
-        let mut constant = enum_constant(&c.ident, c.value, docs.optional_syntax(&c.doc));
+    let constants = parts.constants.into_iter().map(|(c, cfg, comment)| {
+        let mut constant = enum_constant(&c.ident, c.value, docs.comment_syntax(&comment));
         if let (syn::ImplItem::Const(item), Some(cfg)) = (&mut constant, cfg) {
             item.attrs.insert(0, cfg);
         }
@@ -459,10 +461,10 @@ fn stamp(cell: &OnceCell<Stamp>, tokens: impl FnOnce() -> TokenStream) -> Result
 }
 
 /// `pub const NAME: Self = Self(value);`, with its doc comment.
-fn enum_constant(name: &Name, value: i128, doc: Option<syn::Attribute>) -> syn::ImplItem {
+fn enum_constant(name: &Name, value: i128, doc: Vec<syn::Attribute>) -> syn::ImplItem {
     let self_path = || syntax::path(false, &["Self"]);
     syn::ImplItem::Const(syn::ImplItemConst {
-        attrs: doc.into_iter().collect(),
+        attrs: doc,
         vis: syn::Visibility::Public(Default::default()),
         defaultness: None,
         const_token: Default::default(),
@@ -483,10 +485,15 @@ pub fn typedef(plan: &Plan, t: &TypedefPlan, docs: &DocBlocks) -> Result<TokenSt
     Ok(quote!(#doc pub type #ident = #ty;))
 }
 
-pub fn constant(plan: &Plan, c: &ConstantPlan, docs: &DocBlocks) -> Result<TokenStream, RustEmitError> {
+pub fn constant(
+    plan: &Plan,
+    c: &ConstantPlan,
+    comment: &Comment,
+    docs: &DocBlocks,
+) -> Result<TokenStream, RustEmitError> {
     let ident = &c.ident;
     let (ty, value) = constant_parts(plan, c)?;
-    let mut doc = docs.optional(&c.doc);
+    let mut doc = docs.comment(comment);
     if !doc.is_empty() {
         doc.extend(quote!(#[doc = ""]));
     }

@@ -102,8 +102,9 @@ fn features_paragraph(c: &Crate) -> String {
               to build with none or with two, and says which exist). The declarations are in \
               `src/bindings.rs`, which `src/lib.rs` includes only when exactly one feature is on; an item that \
               differs between releases is written there once per form, under the `cfg` of the features that \
-              have that form. Records and type aliases show each release's own comment; a function, enum or \
-              constant declared alike by several releases shows the newest one's.\n\n"
+              have that form. Every item shows its release's own comment: where releases declare an item \
+              alike but comment it differently, each comment is a `cfg_attr` of the features that have \
+              it.\n\n"
             .to_string(),
     }
 }

@@ -1,7 +1,7 @@
 //! The Rust crates of every CTK of the catalogue (one per library, a feature per CTK) from the
 //! real headers: under every feature each builds without a warning, documents with every link
 //! resolved and passes its tests, its layout assertions included; each feature's declarations
-//! are exactly those of its CTK's own crate; a wrong size planted under one feature stops that
+//! and their comments are exactly those of its CTK's own crate (links aside); a wrong size planted under one feature stops that
 //! feature's build and no other; and a program built with the newest feature runs on a fake
 //! driver of an older toolkit, which lacks the newer functions.
 //!

@@ -19,9 +19,10 @@ pub fn parse(text: &str) -> syn::File {
     syn::parse_file(text).unwrap_or_else(|e| panic!("the generated source does not parse: {e}"))
 }
 
-/// The declarations of `file` as token text, each level sorted, without comments, crate
-/// attributes, the guard on the features or the `include!` of the bindings: with `feature`,
-/// only what its `cfg`s keep when that feature alone is on.
+/// The declarations of `file` as token text, each level sorted, without crate attributes, the
+/// guard on the features or the `include!` of the bindings: with `feature`, only what its `cfg`s
+/// and `cfg_attr`s keep when that feature alone is on. Each declaration's comment is one doc
+/// attribute of its text (see [`comment_text`]).
 pub fn items(mut file: syn::File, feature: Option<&str>) -> Vec<String> {
     let mut filter = Filter { feature };
     file.attrs.clear();
@@ -34,18 +35,20 @@ pub fn items(mut file: syn::File, feature: Option<&str>) -> Vec<String> {
     items
 }
 
-/// An item as text; a `use` of several names as one `use` per name (how the names are grouped
-/// differs between features that re-export different sets).
+/// An item as text; a `use` of several names as one `use` per name, without its comment (how
+/// the names are grouped, and so commented, differs between features that re-export different
+/// sets).
 fn uses_one_by_one(item: &syn::Item) -> Vec<String> {
-    if let syn::Item::Use(used) = item {
-        if let syn::UseTree::Path(path) = &used.tree {
-            if let syn::UseTree::Group(group) = &*path.tree {
-                let (vis, krate) = (&used.vis, &path.ident);
-                return group.items.iter().map(|name| quote::quote!(#vis use #krate::#name;).to_string()).collect();
-            }
+    let syn::Item::Use(used) = item else { return vec![item.to_token_stream().to_string()] };
+    let mut used = used.clone();
+    used.attrs.retain(|attr| !attr.path().is_ident("doc"));
+    if let syn::UseTree::Path(path) = &used.tree {
+        if let syn::UseTree::Group(group) = &*path.tree {
+            let (vis, krate) = (&used.vis, &path.ident);
+            return group.items.iter().map(|name| quote::quote!(#vis use #krate::#name;).to_string()).collect();
         }
     }
-    vec![item.to_token_stream().to_string()]
+    vec![used.to_token_stream().to_string()]
 }
 
 struct Filter<'f> {
@@ -53,23 +56,69 @@ struct Filter<'f> {
 }
 
 impl Filter<'_> {
-    /// Drops the comments and `cfg`s of `attrs`; whether the `cfg`s keep what they are on.
+    /// Applies the `cfg_attr`s of `attrs`, drops their `cfg`s and puts their comment in one doc
+    /// attribute, first; whether the `cfg`s keep what they are on.
     fn keep(&self, attrs: &mut Vec<syn::Attribute>) -> bool {
         let mut keep = true;
-        attrs.retain(|attr| {
-            if attr.path().is_ident("doc") {
-                return false;
+        let mut comment = String::new();
+        let mut kept = Vec::new();
+        for attr in attrs.drain(..) {
+            let mut applied = vec![attr.meta];
+            if applied[0].path().is_ident("cfg_attr") {
+                let syn::Meta::List(list) = &applied[0] else { panic!("a `cfg_attr` without a predicate") };
+                let parts = list.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated).unwrap();
+                let mut parts = parts.into_iter();
+                let predicate = parts.next().expect("a `cfg_attr` with a predicate");
+                let on = self.feature.is_none_or(|feature| holds(&predicate, feature));
+                applied = if on { parts.collect() } else { Vec::new() };
             }
-            if attr.path().is_ident("cfg") {
-                let syn::Meta::List(list) = &attr.meta else { panic!("a `cfg` without a predicate") };
-                let predicate: syn::Meta = syn::parse2(list.tokens.clone()).unwrap();
-                keep &= self.feature.is_none_or(|feature| holds(&predicate, feature));
-                return false;
+            for meta in applied {
+                if meta.path().is_ident("doc") {
+                    let syn::Meta::NameValue(value) = &meta else { panic!("a doc attribute without text") };
+                    let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }) = &value.value else {
+                        panic!("a doc attribute that is not a literal: {}", value.value.to_token_stream())
+                    };
+                    comment.push_str(&text.value());
+                    comment.push('\n');
+                } else if meta.path().is_ident("cfg") {
+                    let syn::Meta::List(list) = &meta else { panic!("a `cfg` without a predicate") };
+                    let predicate: syn::Meta = syn::parse2(list.tokens.clone()).unwrap();
+                    keep &= self.feature.is_none_or(|feature| holds(&predicate, feature));
+                } else {
+                    kept.push(syn::parse_quote!(#[#meta]));
+                }
             }
-            true
-        });
+        }
+        let comment = comment_text(&comment);
+        if !comment.is_empty() {
+            kept.insert(0, syn::parse_quote!(#[doc = #comment]));
+        }
+        *attrs = kept;
         keep
     }
+}
+
+/// A comment's text as it reads, whatever spells it: non-empty lines trimmed, and each intra-doc
+/// link (`` [`name`](path) `` or `` [`name`] ``) as its code span alone, since a link is made only
+/// where every toolkit sharing the comment has the name.
+pub fn comment_text(doc: &str) -> String {
+    let mut lines = Vec::new();
+    for line in doc.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let mut out = String::with_capacity(line.len());
+        let mut rest = line;
+        while let Some(at) = rest.find("[`") {
+            let Some(end) = rest[at + 2..].find("`]").map(|i| at + 2 + i) else { break };
+            out.push_str(&rest[..at]);
+            out.push_str(&rest[at + 1..end + 1]);
+            rest = &rest[end + 2..];
+            if rest.starts_with('(') {
+                rest = rest.find(')').map_or("", |close| &rest[close + 1..]);
+            }
+        }
+        out.push_str(rest);
+        lines.push(out);
+    }
+    lines.join("\n")
 }
 
 /// Whether `predicate` holds when `feature` alone is on.
