@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::doc_blocks::{Comment, DocBlocks};
 use crate::features::{Features, Toolkits};
-use crate::merge::Merged;
+use crate::merge::{Item, Merged};
 use crate::plan::{Plan, RecordShape};
 use crate::print_items::{self, Built, EnumParts, Stamps};
 use crate::{print_functions, print_package, print_runtime, print_tests};
@@ -323,40 +323,45 @@ fn print_piece(c: &Crate, piece: Piece) -> Printed {
             }
             items
         }
-        Piece::Constants(start, end) => {
-            let mut items = Vec::new();
-            for item in &m.constants[start..end] {
-                for form in &item.forms {
-                    let plan = &c.plans[form.toolkit];
-                    let cfg = c.toolkits.cfg(form.set, all);
-                    let comment = c.comment(
-                        form.set,
-                        item.comments_of(form).map(|g| (g.set, &c.plans[g.toolkit].constants[g.index].doc)),
-                    );
-                    let constant = print_items::constant(plan, &plan.constants[form.index], &comment, &docs)?;
-                    items.push(Built::Tokens(constant).under(&cfg));
-                }
-            }
-            items
-        }
-        Piece::Functions(start, end) => {
-            let mut items = Vec::new();
-            for item in &m.functions[start..end] {
-                for form in &item.forms {
-                    let plan = &c.plans[form.toolkit];
-                    let cfg = c.toolkits.cfg(form.set, all);
-                    let comment = c.comment(
-                        form.set,
-                        item.comments_of(form).map(|g| (g.set, &c.plans[g.toolkit].functions[g.index].doc)),
-                    );
-                    let function = print_functions::function(plan, &plan.functions[form.index], &comment, &docs)?;
-                    items.push(Built::Syntax(Box::new(function)).under(&cfg));
-                }
-            }
-            items
-        }
+        Piece::Constants(start, end) => forms_with_comments(
+            c,
+            &m.constants[start..end],
+            |plan, index| &plan.constants[index].doc,
+            |plan, index, comment| {
+                Ok(Built::Tokens(print_items::constant(plan, &plan.constants[index], comment, &docs)?))
+            },
+        )?,
+        Piece::Functions(start, end) => forms_with_comments(
+            c,
+            &m.functions[start..end],
+            |plan, index| &plan.functions[index].doc,
+            |plan, index, comment| {
+                let function = print_functions::function(plan, &plan.functions[index], comment, &docs)?;
+                Ok(Built::Syntax(Box::new(function)))
+            },
+        )?,
     };
     Ok(unparse_items(items, "src/lib.rs").map(|text| docs.insert(text)))
+}
+
+/// Each form of `items`, printed by `print` from the plan and index of its newest toolkit with its
+/// comment (`doc`: a toolkit's raw or rendered comment of the item at an index), under its `cfg`.
+fn forms_with_comments<'c, 'a>(
+    c: &'c Crate<'a>,
+    items: &[Item],
+    doc: impl Fn(&'c Plan<'a>, usize) -> &'c Option<String>,
+    print: impl Fn(&'c Plan<'a>, usize, &Comment<'c>) -> Result<Built, RustEmitError>,
+) -> Result<Vec<Built>, RustEmitError> {
+    let mut built = Vec::new();
+    for item in items {
+        for form in &item.forms {
+            let comment =
+                c.comment(form.set, item.comments_of(form).map(|g| (g.set, doc(&c.plans[g.toolkit], g.index))));
+            let cfg = c.toolkits.cfg(form.set, c.all());
+            built.push(print(&c.plans[form.toolkit], form.index, &comment)?.under(&cfg));
+        }
+    }
+    Ok(built)
 }
 
 /// Where the bindings go when the crate has several toolkits: a file of their own, included by
