@@ -123,6 +123,7 @@ def stub_surface(path):
         elif isinstance(node, ast.FunctionDef):
             names[node.name] = None
             SIGNATURES[(path, node.name)] = [a.arg for a in node.args.args]
+            RETURNS[(path, node.name)] = ast.unparse(node.returns) if node.returns else ""
             if ast.get_docstring(node):
                 functions[node.name] = ast.get_docstring(node)
         elif isinstance(node, ast.AnnAssign):
@@ -143,6 +144,8 @@ def stub_surface(path):
 
 # {(stub, function): its parameters}, as stub_surface reads them.
 SIGNATURES = {}
+# {(stub, function): its return annotation's text}.
+RETURNS = {}
 # The library modules of the package, each with its stub.
 MODULES = compatible_modules(with_package_modules=False)
 
@@ -159,11 +162,12 @@ def generated(request):
         pyx_functions, pyx_every = pyx_docstrings(package, module)
         stub_functions, stub_every, names = stub_surface(stub)
         signatures = {name: params for (path, name), params in SIGNATURES.items() if path == stub}
+        returns = {name: text for (path, name), text in RETURNS.items() if path == stub}
     REFERENCES.clear()
     checked = {text: problems(text) for text in sorted(set(pyx_every) | set(stub_every))}
     return dict(ctk=ctk, module=module, package=os.path.basename(package), pyx_functions=pyx_functions,
                 stub_functions=stub_functions, checked=checked, references=set(REFERENCES), names=names,
-                signatures=signatures, raises=library_convention(module) == "raise")
+                signatures=signatures, returns=returns, raises=library_convention(module) == "raise")
 
 
 def test_generated_docstrings_parse_and_keep_no_doxygen(generated):
@@ -197,6 +201,46 @@ def test_cross_references_name_what_the_stubs_define(generated):
     assert not missing, sorted(missing)[:20]
 
 
+def annotation_items(text):
+    """`tuple[A, list[B], C]` -> ["A", "list[B]", "C"]; any other annotation alone."""
+    if not text.startswith("tuple["):
+        return [text]
+    items, depth, start = [], 0, len("tuple[")
+    for i, c in enumerate(text[start:-1], start):
+        depth += {"[": 1, "]": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:-1].strip())
+    return items
+
+
+OUTPUT_ENTRY = re.compile(r"(?:^\s*- |:returns: )``(\w+)`` \((:py:obj:`~[\w.]+`|``[^`]+``)\): ", re.M)
+
+
+def test_documented_outputs_carry_the_types_they_are_returned_as(generated):
+    """Each output described under :returns: names its Python type, and that type is one the stub's
+    annotation gives the function's outputs (after the status, or alone under the raise
+    convention), as often as the annotation has it."""
+    checked, wrong = 0, {}
+    for name, doc in generated["stub_functions"].items():
+        entries = OUTPUT_ENTRY.findall(doc)
+        if not entries:
+            continue
+        outputs = annotation_items(generated["returns"][name])
+        if not generated["raises"]:
+            outputs = outputs[1:]
+        for _, shown in entries:
+            ty = shown.strip("`").rpartition(".")[2] if shown.startswith(":py:obj:") else shown.strip("`")
+            if ty in outputs:
+                outputs.remove(ty)
+            else:
+                wrong.setdefault(name, []).append(ty)
+        checked += 1
+    assert checked > {"driver": 200, "runtime": 150, "nvrtc": 10}.get(generated["module"], 3), checked
+    assert not wrong, dict(list(wrong.items())[:10])
+
+
 def library_convention(module):
     """The calling convention of the library whose Python module is `module`."""
     (python,) = [c["python"] for c in described_libraries().values() if c["python"]["module"] == module]
@@ -219,4 +263,5 @@ def test_documented_parameters_are_the_functions_arguments(generated):
         assert ":returns:" in create and "Raises ``" in create, create
     elif generated["module"] == "driver":
         create = generated["stub_functions"]["cuCtxCreate"]
-        assert "- ``status``:" in create and "- ``pctx``: Returned context handle" in create, create
+        returned = "- ``pctx`` (:py:obj:`~%s.driver.CUcontext`): Returned context handle" % generated["package"]
+        assert "- ``status``:" in create and returned in create, create

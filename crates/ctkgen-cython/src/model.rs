@@ -506,7 +506,9 @@ fn render_docs(model: &mut Model, api: &Api, parsed: &ParsedDocs) -> docs::DocTa
                     let p = f.params.get(c_names.iter().position(|c| *c == name)?)?;
                     match (&p.arg_type, p.output) {
                         (Some(_), _) => Some(docs::ParamRole::Argument),
-                        (None, true) => Some(docs::ParamRole::Returned(p.py_name.clone())),
+                        (None, true) => {
+                            Some(docs::ParamRole::Returned { name: p.py_name.clone(), ty: p.stub_type.clone() })
+                        }
                         (None, false) => None,
                     }
                 };

@@ -128,8 +128,8 @@ impl DocTargets {
 pub(super) enum ParamRole {
     /// An argument of the Python function.
     Argument,
-    /// Returned, under this Python name.
-    Returned(String),
+    /// Returned, under this Python name, as a value of this Python type (the stub's spelling).
+    Returned { name: String, ty: String },
 }
 
 /// Moves a comment's entries of returned parameters from its parameters to what the function
@@ -137,36 +137,47 @@ pub(super) enum ParamRole {
 /// `status`: the label of what the comment's return entry describes (the status returned first),
 /// or `None` when the function returns no status (the entry is dropped then).
 pub(super) fn outputs_returned(doc: &mut Doc, role: &dyn Fn(&str) -> Option<ParamRole>, status: Option<&str>) {
-    let mut outputs: Vec<(String, Vec<Block>)> = Vec::new();
+    let mut outputs: Vec<(Vec<Inline>, Vec<Block>)> = Vec::new();
     doc.params.retain(|p| match role(&p.name) {
         Some(ParamRole::Argument) => true,
-        Some(ParamRole::Returned(name)) => {
-            outputs.push((name, p.blocks.clone()));
+        Some(ParamRole::Returned { name, ty }) => {
+            // The type as a reference: a link where the module has the name, else a literal.
+            let head = vec![
+                Inline::Code(name),
+                Inline::Text(" (".into()),
+                Inline::Ref { name: ty, call: false },
+                Inline::Text(")".into()),
+            ];
+            outputs.push((head, p.blocks.clone()));
             false
         }
         None => false,
     });
-    let labelled = |label: &str, mut blocks: Vec<Block>| {
-        let head = [Inline::Code(label.to_string()), Inline::Text(": ".into())];
+    let labelled = |label: Vec<Inline>, mut blocks: Vec<Block>| {
+        let head: Vec<Inline> = label.into_iter().chain([Inline::Text(": ".into())]).collect();
         match blocks.first_mut() {
             Some(Block::Paragraph(inlines)) => {
                 inlines.splice(0..0, head);
             }
-            _ => blocks.insert(0, Block::Paragraph(head.to_vec())),
+            _ => blocks.insert(0, Block::Paragraph(head)),
         }
         blocks
     };
     doc.returns = match status {
         Some(_) if outputs.is_empty() => return,
         Some(status) => {
+            let status = vec![Inline::Code(status.to_string())];
             let first = (!doc.returns.is_empty()).then(|| labelled(status, std::mem::take(&mut doc.returns)));
-            let rest = outputs.into_iter().map(|(name, blocks)| labelled(&name, blocks));
+            let rest = outputs.into_iter().map(|(head, blocks)| labelled(head, blocks));
             vec![Block::List { ordered: false, items: first.into_iter().chain(rest).collect() }]
         }
-        None if outputs.len() == 1 => outputs.remove(0).1,
+        None if outputs.len() == 1 => {
+            let (head, blocks) = outputs.remove(0);
+            labelled(head, blocks)
+        }
         None if outputs.is_empty() => Vec::new(),
         None => {
-            let items = outputs.into_iter().map(|(name, blocks)| labelled(&name, blocks)).collect();
+            let items = outputs.into_iter().map(|(head, blocks)| labelled(head, blocks)).collect();
             vec![Block::List { ordered: false, items }]
         }
     };
@@ -187,7 +198,7 @@ pub(super) fn raise_docstrings(targets: &DocTargets, api: &Api, raise: &mut Rais
         let role = |name: &str| {
             param(name).map(|p| match p.input {
                 true => ParamRole::Argument,
-                false => ParamRole::Returned(p.py_name.clone()),
+                false => ParamRole::Returned { name: p.py_name.clone(), ty: p.stub_type() },
             })
         };
         if !f.returns_string {

@@ -68,6 +68,19 @@ pub struct RaiseParam {
     pub input: bool,
 }
 
+impl RaiseParam {
+    /// An output's Python type as the stub spells it.
+    pub fn stub_type(&self) -> String {
+        match (&self.kind, &self.class) {
+            (RaiseKind::OutEnum, Some(class)) => class.clone(),
+            (RaiseKind::OutValue, _) if self.cy_type.contains("float") || self.cy_type.contains("double") => {
+                "float".into()
+            }
+            _ => "int".into(),
+        }
+    }
+}
+
 /// How a parameter is passed under the raise convention; the template has one macro per kind.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -306,17 +319,7 @@ pub(super) fn build(
             }
         }
         let outputs = params.iter().filter(|p| !p.input).count();
-        let mut returns: Vec<String> = params
-            .iter()
-            .filter(|p| !p.input)
-            .map(|p| match (&p.kind, &p.class) {
-                (RaiseKind::OutEnum, Some(class)) => class.clone(),
-                (RaiseKind::OutValue, _) if p.cy_type.contains("float") || p.cy_type.contains("double") => {
-                    "float".into()
-                }
-                _ => "int".into(),
-            })
-            .collect();
+        let mut returns: Vec<String> = params.iter().filter(|p| !p.input).map(RaiseParam::stub_type).collect();
         let stub_returns = match (f.returns_string, returns.len()) {
             (true, _) => "Optional[str]".to_string(),
             (false, 0) => "None".to_string(),
