@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -15,6 +16,8 @@ from conftest import CACHE, CTKS, build, catalogued_library_wheel, described_lib
 import both_modules
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(os.path.dirname(os.path.dirname(HERE)), "headers", "package.toml"), "rb") as f:
+    PRIVATE = tomllib.load(f)["private"]
 DESCRIBED = described_libraries()
 RAISING = [name for name, d in DESCRIBED.items() if d["python"].get("convention") == "raise"]
 
@@ -105,6 +108,28 @@ def test_not_found_at_the_first_call_never_at_import(jit, tmp_path):
     message = lines[1]
     assert message.startswith(f"{jit.desc['library_description']} not found: tried"), message
     assert jit.soname in message and "CUDA_HOME" in message and jit.python["library_path_env_var"] in message, message
+
+
+def test_a_function_the_library_lacks_raises_what_the_compatible_module_raises(jit, tmp_path):
+    """A library file that has none of the entry points loads, and the first call raises the
+    module's own not-found error, which is the package's private class the compatible module
+    raises for a missing entry point (headers/package.toml), so code catching that class catches
+    ours; it is a RuntimeError too."""
+    base = PRIVATE["function_not_found_error"]
+    source = tmp_path / "empty.c"
+    source.write_text("int ctkgen_no_entry_points;\n")
+    fake = tmp_path / jit.soname
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(fake), str(source)], check=True)
+    private = f"ctkgen_cuda.{PRIVATE['internal_package']}.{PRIVATE['errors_module']}"
+    code = (f"import ctkgen_cuda.{jit.module} as m, {private} as private\n"
+            f"try:\n    m.version()\nexcept Exception as e:\n"
+            f"    print(type(e).__name__, isinstance(e, private.{base}), isinstance(e, RuntimeError)); print(e)\n")
+    env = bare_env(jit, PYTHONPATH=jit.path, **{jit.python["library_path_env_var"]: str(fake)})
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    kind, message = result.stdout.splitlines()[:2]
+    assert kind == f"{jit.python['function_not_found_error']} True True", result.stdout
+    assert "not found" in message, message
 
 
 def official_or_skip(jit):

@@ -163,10 +163,37 @@ pub struct Model {
     pub raise_api: Option<raising::RaiseView>,
     /// The loader module under `_internal`, for a library whose description asks for one.
     pub internal: Option<InternalView>,
+    /// The package's private exception the library's function-not-found error derives from.
+    pub function_not_found_base: Option<PrivateError>,
     /// Every value typed by an enum argument, as decided (`function.param`): written out as
     /// `ctkgen_typed_values.json`, which tests compare with the official module.
     #[serde(skip)]
     pub typed_values: BTreeMap<String, crate::typed_values::TypedView>,
+}
+
+/// An exception class of the package's private errors module.
+#[derive(Debug, Clone, Serialize)]
+pub struct PrivateError {
+    /// Relative to the package: `_internal.utils`.
+    pub module: String,
+    pub class: String,
+}
+
+impl PrivateError {
+    /// The base of every library's not-found error the package description names, checked to
+    /// be one of its private errors.
+    fn function_not_found(package: &ctkgen_ir::PackageConventions) -> Result<Option<PrivateError>, CythonEmitError> {
+        let Some(private) = &package.private else { return Ok(None) };
+        let Some(class) = &private.function_not_found_error else { return Ok(None) };
+        if !private.errors.contains_key(class) {
+            return Err(CythonEmitError::Raise(format!(
+                "the package description's function_not_found_error `{class}` is not one of its private errors ({})",
+                private.errors.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let module = format!("{}.{}", private.internal_package, private.errors_module);
+        Ok(Some(PrivateError { module, class: class.clone() }))
+    }
 }
 
 /// The library's loader module under the package's `_internal` folder.
@@ -373,6 +400,7 @@ pub fn build_in_package(
         report: Vec::new(),
         raise_api: None,
         internal: conventions.python.internal.as_ref().map(|internal| InternalView::new(internal, conventions)),
+        function_not_found_base: PrivateError::function_not_found(&options.package)?,
         typed_values: BTreeMap::new(),
     };
     let raise_names = match conventions.python.convention {

@@ -163,7 +163,9 @@ fn parameter_names_follow_the_description_s_table_everywhere() {
     assert!(functions.contains("def widgetFill(object room, object sort, object lambda_):"), "{functions}");
     // The returned `text` is described under what the function returns, not as a parameter.
     assert!(
-        functions.contains(":param room: Room\n:param sort: Kind\n:returns:\n\n    - ``text`` (``bytes``): Returned text\"\"\""),
+        functions.contains(
+            ":param room: Room\n:param sort: Kind\n:returns:\n\n    - ``text`` (``bytes``): Returned text\"\"\""
+        ),
         "{functions}"
     );
     assert!(functions.contains("_as_signed(room, 32, \"widgetFill: room\")"), "{functions}");

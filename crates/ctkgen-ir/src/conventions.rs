@@ -508,6 +508,11 @@ pub struct PrivateModules {
     pub errors_module: String,
     /// The exceptions it defines: class name = what it means (its docstring).
     pub errors: BTreeMap<String, String>,
+    /// Of `errors`, the class the compatible package raises for an entry point the loaded
+    /// library lacks: every library's own not-found error derives from it, so code that catches
+    /// the compatible package's class catches ours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_not_found_error: Option<String>,
     /// Its module of the light integer enum base: the module, the base class and its metaclass.
     pub enum_module: String,
     pub enum_class: String,

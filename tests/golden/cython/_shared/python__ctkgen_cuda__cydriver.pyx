@@ -5,6 +5,8 @@
 import os
 import threading
 
+from ._internal.utils import FunctionNotFoundError as _FunctionNotFoundBase
+
 from libc.stdint cimport *
 
 # Refuses to compile against a cuda.h whose layouts differ from the one this was generated from.
@@ -27,10 +29,11 @@ class CUDADriverNotFoundError(RuntimeError):
     CUDA_ERROR_NOT_INITIALIZED instead.)"""
 
 
-class CUDAFunctionNotFoundError(RuntimeError):
+class CUDAFunctionNotFoundError(_FunctionNotFoundBase):
     """The installed CUDA driver does not provide a requested entry point.
 
-    Raised when that function is called, never at import. (The Rust crate returns
+    Raised when that function is called, never at import; a FunctionNotFoundError (and so a
+    RuntimeError), as the compatible package raises. (The Rust crate returns
     CUDA_ERROR_NOT_FOUND instead.)"""
 
 
