@@ -104,6 +104,13 @@ def class_members(cls, package):
     return sorted(names)
 
 
+def sibling_stub(path, module):
+    """The stub of `module` (relative, dotted) beside the stub at `path`: its `.pyi`, or for a
+    pure-Python module without one its `.py`."""
+    stem = os.path.join(os.path.dirname(path), *module.split("."))
+    return stem + ".pyi" if os.path.exists(stem + ".pyi") else stem + ".py"
+
+
 def stub_surface(path):
     """The public surface a generated `driver.pyi` declares. Names it imports from a sibling
     stub (`from .driver import CUstream as _dep_CUstream`) are that stub's classes."""
@@ -114,7 +121,7 @@ def stub_surface(path):
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             if node.module not in siblings:
-                siblings[node.module] = stub_surface(os.path.join(os.path.dirname(path), f"{node.module}.pyi"))
+                siblings[node.module] = stub_surface(sibling_stub(path, node.module))
             theirs = siblings[node.module]
             for alias in node.names:
                 local = alias.asname or alias.name
@@ -142,7 +149,7 @@ def stub_surface(path):
                 for base in bases:
                     if base in imported:
                         module, name = imported[base]
-                        foreign.add(f"{module}.{name}")
+                        foreign.add(f"{public_module(module)}.{name}")
                         foreign.update(siblings[module]["bases"].get(name, []))
                     else:
                         foreign.update(out["bases"].get(base, []))
