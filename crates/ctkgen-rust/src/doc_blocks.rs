@@ -102,7 +102,10 @@ impl DocBlocks {
             let marker = &rest[line_start..at];
             let number = &rest[at + PLACEHOLDER.len_utf8()..line_end];
             let block = number.parse::<usize>().ok().and_then(|n| blocks.get(n));
-            let Some(block) = block.filter(|_| marker.ends_with("///") || marker.ends_with("//!")) else {
+            // An attribute stands only for an outer doc line.
+            let placed =
+                |b: &&Block| marker.ends_with("///") || (marker.ends_with("//!") && matches!(b, Block::Lines(_)));
+            let Some(block) = block.filter(placed) else {
                 // Not a placeholder line: keep it as printed.
                 out.push_str(&rest[..line_end]);
                 rest = &rest[line_end..];
@@ -338,6 +341,11 @@ mod doc_tests {
         let docs = DocBlocks::default();
         let _ = docs.doc_attrs("only one");
         let text = "/// \u{1}0 not at the marker\n///\u{1}7\nlet x = 1; // \u{1}0\n".to_string();
+        assert_eq!(docs.insert(text.clone()), text);
+        // An attribute's placeholder in an inner doc line has nowhere to go.
+        let docs = DocBlocks::default();
+        let _ = docs.comment(&Comment::PerToolkit(vec![("x".to_string(), "text")]));
+        let text = "//!\u{1}0\n".to_string();
         assert_eq!(docs.insert(text.clone()), text);
     }
 }
