@@ -367,20 +367,21 @@ def described_libraries():
     return out
 
 
+def package_description():
+    """The package as a whole (headers/package.toml, as read), or {} without one."""
+    path = os.path.join(REPO, "headers", "package.toml")
+    if not os.path.exists(path):
+        return {}
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
 def compatible_modules(with_package_modules=True):
     """The generated modules that follow an official cuda.bindings module of the same name:
     every described library's (headers/libraries/<name>.toml), by its Python module, and the
     package-wide helper module (headers/package.toml)."""
-    modules = []
-    for path in sorted(glob.glob(os.path.join(REPO, "headers", "libraries", "*.toml"))):
-        if "." in os.path.basename(path)[: -len(".toml")]:
-            continue  # `<name>.<part>.toml` is a part of a description
-        with open(path, "rb") as f:
-            modules.append(tomllib.load(f)["python"]["module"])
-    package = os.path.join(REPO, "headers", "package.toml")
-    if with_package_modules and os.path.exists(package):
-        with open(package, "rb") as f:
-            utils = tomllib.load(f).get("utils")
-        if utils:
-            modules.append(utils["module"])
+    modules = [description["python"]["module"] for description in described_libraries().values()]
+    utils = package_description().get("utils") if with_package_modules else None
+    if utils:
+        modules.append(utils["module"])
     return tuple(modules)

@@ -8,16 +8,15 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 
 import pytest
 
-from conftest import CACHE, CTKS, build, catalogued_library_wheel, described_libraries, ir_json, wheel_shared_libraries
+from conftest import (CACHE, CTKS, build, catalogued_library_wheel, described_libraries, ir_json, package_description,
+                      wheel_shared_libraries)
 import both_modules
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(os.path.dirname(os.path.dirname(HERE)), "headers", "package.toml"), "rb") as f:
-    PRIVATE = tomllib.load(f)["private"]
+PRIVATE = package_description()["private"]
 DESCRIBED = described_libraries()
 RAISING = [name for name, d in DESCRIBED.items() if d["python"].get("convention") == "raise"]
 

@@ -4,19 +4,17 @@ Python, nothing compiled) and compared with the official release in use by the s
 import os
 import subprocess
 import sys
-import tomllib
 
 import pytest
 
 from both_modules import release_path
-from conftest import CACHE, REPO, catalogue_newest, xtask
+from conftest import CACHE, REPO, catalogue_newest, package_description, xtask
 
 sys.path.insert(0, os.path.join(REPO, "tests", "parity"))
 import parity  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(REPO, "headers", "package.toml"), "rb") as f:
-    PRIVATE = tomllib.load(f)["private"]
+PRIVATE = package_description()["private"]
 PACKAGE = "cuda.bindings"
 CTK = "13.1"
 

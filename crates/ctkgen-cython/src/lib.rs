@@ -103,6 +103,8 @@ pub enum CythonEmitError {
     RecordHelper(String),
     #[error("raise convention: {0}")]
     Raise(String),
+    #[error("package description: {0}")]
+    PackageDescription(String),
     #[error("parameters with no input/output classification (add them to the library's cython-params overrides): {}", .0.join(", "))]
     UnclassifiedParams(Vec<String>),
     #[error("template {name} failed to render")]
@@ -308,7 +310,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         if let Some(internal) = &model.internal {
             // In the package's folder of private modules, which the package description names.
             let private = options.package.private.as_ref().ok_or_else(|| {
-                CythonEmitError::Raise(format!(
+                CythonEmitError::PackageDescription(format!(
                     "module `{}` asks for a loader module, but the package description names no private package",
                     names.python
                 ))

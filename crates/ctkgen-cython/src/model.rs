@@ -186,8 +186,8 @@ impl PrivateError {
         let Some(private) = &package.private else { return Ok(None) };
         let Some(class) = &private.function_not_found_error else { return Ok(None) };
         if !private.errors.contains_key(class) {
-            return Err(CythonEmitError::Raise(format!(
-                "the package description's function_not_found_error `{class}` is not one of its private errors ({})",
+            return Err(CythonEmitError::PackageDescription(format!(
+                "function_not_found_error `{class}` is not one of its private errors ({})",
                 private.errors.keys().cloned().collect::<Vec<_>>().join(", ")
             )));
         }
