@@ -115,6 +115,12 @@ def test_a_function_the_library_lacks_raises_what_the_compatible_module_raises(j
     raises for a missing entry point (headers/package.toml), so code catching that class catches
     ours; it is a RuntimeError too."""
     base = PRIVATE["function_not_found_error"]
+    # The class named is the one the official loader of this CTK raises for a missing function
+    # (its shipped source: `raise <class>("function <name> is not found")`).
+    official = both_modules.official_path(CACHE, jit.ctk)
+    if official is not None:
+        with open(os.path.join(official[0], "cuda", "bindings", "_internal", f"{jit.module}_linux.pyx")) as f:
+            assert f'raise {base}("function ' in f.read(), f"the official {jit.module} loader raises no {base}"
     source = tmp_path / "empty.c"
     source.write_text("int ctkgen_no_entry_points;\n")
     fake = tmp_path / jit.soname

@@ -228,6 +228,15 @@ fn the_description_s_names_and_exception_make_the_module() {
     assert!(file("/cywidget.pyx").contains("def _entry_point_addresses():"));
     assert!(!file("/cywidget.pxd").contains("__widgetDestroy_7_1"));
     assert!(files.iter().any(|f| f.path.ends_with("/_internal/__init__.py")));
+    // The not-found error derives from the private class the description names, which must be one.
+    let loader = file("/cywidget.pyx");
+    assert!(loader.contains("from ._internal.utils import FunctionNotFoundError as _FunctionNotFoundBase\n"));
+    let own = format!("class {}(_FunctionNotFoundBase):", conventions().python.function_not_found_error);
+    assert!(loader.contains(&own), "{loader}");
+    let mut wrong = options(conventions());
+    wrong.package.private.as_mut().unwrap().function_not_found_error = Some("MissingError".into());
+    let error = emit(&api(), &wrong).unwrap_err().to_string();
+    assert!(error.contains("function_not_found_error `MissingError` is not one of its private errors"), "{error}");
     // A loader module needs the package's private folder.
     let error = emit(&api(), &CythonOptions::new(conventions(), overrides())).unwrap_err().to_string();
     assert!(error.contains("`widget` asks for a loader module, but the package description names no private package"));
