@@ -154,6 +154,8 @@ impl Toolkits {
         }
     }
 
+    /// `#[cfg(...)]` for the items of `set` inside something that exists for `within`; nothing
+    /// when the set is all of `within`.
     pub fn cfg(&self, set: Features, within: Features) -> TokenStream {
         if set == within {
             return TokenStream::new();
