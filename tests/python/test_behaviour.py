@@ -336,6 +336,37 @@ def case_kernel_params_conversions(d):
     }
 
 
+def case_kernel_params_typed_none(d):
+    """cuda-python's own kernelParams test of the runtime's types (the one that crashed ours):
+    values typed None (an enum member, a typedef of a primitive, a record) and objects over
+    foreign memory (`_ptr=`) typed `c_void_p`, launched through the fake driver, which records
+    the first 8 bytes each entry points at; then what neither module can pass typed None."""
+    from cuda.bindings import runtime
+
+    fake = fake_driver()
+    fake.fake_recorded_param_bytes.restype = ctypes.c_uint64
+    surface, dim = ctypes.c_uint64(0), (ctypes.c_uint * 3)()
+    values = (runtime.cudaError_t.cudaErrorUnknown, 0x7F0000001000, runtime.cudaSurfaceObject_t(248),
+              runtime.cudaSurfaceObject_t(_ptr=ctypes.addressof(surface)), runtime.dim3(),
+              runtime.dim3(_ptr=ctypes.addressof(dim)), d.CUresult.CUDA_ERROR_NOT_FOUND)
+    values[4].x, values[4].y, values[4].z = 1, 2, 3
+    types = (None, ctypes.c_void_p, None, ctypes.c_void_p, None, ctypes.c_void_p, None)
+
+    def launch(params, count):
+        (err,) = d.cuLaunchKernel(d.CUfunction(1), count, 1, 1, 1, 1, 1, 0, None, params, 0)
+        return [int(err)] + [fake.fake_recorded_param_bytes(i) for i in range(count)]
+
+    words = launch((values, types), len(values))
+    # An enum is a C int: the 4 bytes past it are not the argument's (the official module leaves
+    # whatever its slot held there).
+    enum = 0xFFFFFFFF
+    out = {"launch": [words[0], words[1] & enum, words[2], words[3], words[4] == ctypes.addressof(surface), words[5],
+                      words[6] == ctypes.addressof(dim), words[7] & enum]}
+    for label, value in [("int", 5), ("bool", True), ("float", 1.5), ("object", object())]:
+        out[f"{label} typed None"] = attempt(lambda: launch(((value,), (None,)), 1))
+    return out
+
+
 def case_kernel_params_read_wider(d):
     """A kernel that declares a wider parameter than the ctypes type given (`c_uint` for a
     `size_t`, as NVIDIA's graph sample does) reads zeros past the value, as in a ctypes object's
@@ -626,6 +657,15 @@ def test_kernel_params_convert_as_the_official_module_does(outcomes):
     assert ours["storage as c_void_p"] == {"value": [True] * 4}
     # ctypes itself refuses a float for c_int, on both sides.
     assert ours["float as c_int"] == {"error": "TypeError"}
+
+
+def test_kernel_params_typed_none_pass_their_values(outcomes):
+    """The pattern of cuda-python's test_kernelParams_types_cuda, which crashed ours: a runtime
+    enum member typed None was read as an address (999) that the driver dereferenced."""
+    ours = same(outcomes, "kernel_params_typed_none")
+    assert ours["launch"] == [0, 999, 0x7F0000001000, 248, True, 1 | 2 << 32, True, 500]
+    for label in ("int", "bool", "float", "object"):
+        assert ours[f"{label} typed None"] == {"error": "TypeError"}, label
 
 
 def test_a_driver_filled_member_reads_null_handles_then_the_drivers(outcomes):

@@ -226,3 +226,20 @@ extern "C" __global__ void record_words(unsigned long long a, unsigned long long
         out[3] = static_cast<unsigned long long>(__double_as_longlong(d));
     }
 }
+
+// cuda-python's kernelParams test of the runtime's types: values typed None (an enum, a typedef of
+// a primitive, a record with dim3's layout) written back through pointers to mapped host memory.
+struct DimTriple {
+    unsigned int x, y, z;
+};
+
+extern "C" __global__ void record_typed_none(int err, int* perr, unsigned long long surface,
+                                             unsigned long long* psurface, DimTriple dim, DimTriple* pdim) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        *perr = err;
+        *psurface = surface;
+        pdim->x = dim.x;
+        pdim->y = dim.y;
+        pdim->z = dim.z;
+    }
+}

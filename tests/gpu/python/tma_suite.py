@@ -772,6 +772,52 @@ def test_kernel_params_value_conversions():
                    f"cuda.bindings: {facts['cuda.bindings']}", facts
 
 
+def typed_none_received(drv, rt):
+    """cuda-python's test_kernelParams_types_cuda through `drv` and `rt` (a driver and a runtime
+    module of one package): a runtime enum member, a `cudaSurfaceObject_t` and a `dim3` typed
+    None, objects over mapped host memory (`_ptr=`) typed c_void_p. Returns what the kernel wrote:
+    the enum's value, the surface and the dim3 read back through those objects."""
+    primary_context(drv)
+    with open(ARGS.cubin, "rb") as f:
+        library = ok(drv.cuModuleLoadData(f.read()), "cuModuleLoadData")
+    function = ok(drv.cuModuleGetFunction(library, b"record_typed_none"), "cuModuleGetFunction(record_typed_none)")
+    perr = ok(rt.cudaMalloc(ctypes.sizeof(ctypes.c_int)), "cudaMalloc")
+    surface_host = ok(rt.cudaHostAlloc(rt.sizeof(rt.cudaSurfaceObject_t), rt.cudaHostAllocMapped), "cudaHostAlloc")
+    dim_host = ok(rt.cudaHostAlloc(rt.sizeof(rt.dim3), rt.cudaHostAllocMapped), "cudaHostAlloc")
+    values = (rt.cudaError_t.cudaErrorUnknown, perr, rt.cudaSurfaceObject_t(248),
+              rt.cudaSurfaceObject_t(_ptr=surface_host), rt.dim3(), rt.dim3(_ptr=dim_host))
+    values[4].x, values[4].y, values[4].z = 1, 2, 3
+    types = (None, ctypes.c_void_p, None, ctypes.c_void_p, None, ctypes.c_void_p)
+    ok(drv.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, 0, (values, types), 0), "cuLaunchKernel")
+    ok(drv.cuCtxSynchronize(), "cuCtxSynchronize")
+    err = ctypes.c_int()
+    ok(rt.cudaMemcpy(ctypes.addressof(err), perr, ctypes.sizeof(err), rt.cudaMemcpyKind.cudaMemcpyDeviceToHost),
+       "cudaMemcpy")
+    got = [err.value, int(values[3]), values[5].x, values[5].y, values[5].z]
+    for pointer in (surface_host, dim_host):
+        rt.cudaFreeHost(pointer)
+    rt.cudaFree(perr)
+    drv.cuModuleUnload(library)
+    return got
+
+
+def test_kernel_params_typed_none():
+    """kernelParams typed None (an enum member, a typedef of a primitive, a record) and objects over foreign memory"""
+    facts = {}
+    runtime, _ = family(facts)
+    wanted = [int(runtime.cudaError_t.cudaErrorUnknown), 248, 1, 2, 3]
+    got = typed_none_received(driver, runtime)
+    expect(got == wanted, f"the kernel wrote {got}, expected {wanted}")
+    official = official_driver()
+    if official is None:
+        facts["cuda.bindings"] = "not installed"
+    else:
+        theirs = typed_none_received(official, importlib.import_module("cuda.bindings.runtime"))
+        facts["cuda.bindings"] = "same values" if theirs == wanted else f"wrote {theirs}"
+        expect(theirs == wanted, f"cuda.bindings: {facts['cuda.bindings']}")
+    return "pass", f"the kernel wrote {got} back; cuda.bindings: {facts['cuda.bindings']}", facts
+
+
 def body_graphs_filled(module):
     """Adds an IF conditional node through `module`; returns the body graphs read from the caller's
     params before and after cuGraphAddNode, and how many nodes the first body graph has."""
@@ -823,6 +869,7 @@ TESTS_KERNEL_PARAMS = {
     "kernel_params_buffer": kernel_params_test(form_buffer),
     "kernel_params_record_member": kernel_params_test(form_ctypes_types, use_graph=True),
     "kernel_params_value_conversions": test_kernel_params_value_conversions,
+    "kernel_params_typed_none": test_kernel_params_typed_none,
     "conditional_node_body_graphs": test_conditional_node_body_graphs,
 }
 for _name, _test in TESTS_KERNEL_PARAMS.items():
