@@ -158,7 +158,7 @@ def stub_surface(path):
                 for base in bases:
                     members.update(out["members"].get(base, []))
                 out["members"][node.name] = sorted(m for m in members if not m.startswith("_"))
-        elif isinstance(node, ast.FunctionDef):
+        elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
             a = node.args
             positional = a.posonlyargs + a.args
             defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)

@@ -165,10 +165,28 @@ pub struct Model {
     pub internal: Option<InternalView>,
     /// The package's private exception the library's function-not-found error derives from.
     pub function_not_found_base: Option<PrivateError>,
+    /// Where the library's handle classes register for the package's native-handle function,
+    /// when the package has one.
+    pub handle_registry: Option<HandleRegistry>,
     /// Every value typed by an enum argument, as decided (`function.param`): written out as
     /// `ctkgen_typed_values.json`, which tests compare with the official module.
     #[serde(skip)]
     pub typed_values: BTreeMap<String, crate::typed_values::TypedView>,
+}
+
+/// The package's registry of native-handle getters: its module (relative to the package) and the
+/// function that adds a class with its getter.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandleRegistry {
+    pub module: String,
+    pub function: String,
+}
+
+impl HandleRegistry {
+    fn of(package: &ctkgen_ir::PackageConventions) -> Option<HandleRegistry> {
+        let utils = package.utils.as_ref()?;
+        Some(HandleRegistry { module: utils.module.clone(), function: utils.add_handle_getter.clone() })
+    }
 }
 
 /// An exception class of the package's private errors module.
@@ -401,6 +419,7 @@ pub fn build_in_package(
         raise_api: None,
         internal: conventions.python.internal.as_ref().map(|internal| InternalView::new(internal, conventions)),
         function_not_found_base: PrivateError::function_not_found(&options.package)?,
+        handle_registry: HandleRegistry::of(&options.package),
         typed_values: BTreeMap::new(),
     };
     let raise_names = match conventions.python.convention {
