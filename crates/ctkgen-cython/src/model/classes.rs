@@ -127,9 +127,8 @@ pub(super) fn enums(api: &Api) -> Vec<EnumView> {
             EnumView {
                 class,
                 aliases,
-                members: e
-                    .constants
-                    .iter()
+                members: in_member_order(e.constants.iter().collect(), |c| c.value)
+                    .into_iter()
                     .map(|c| EnumMemberView {
                         name: c.name.clone(),
                         value: c.value.to_string(),
@@ -140,6 +139,14 @@ pub(super) fn enums(api: &Api) -> Vec<EnumView> {
             }
         })
         .collect()
+}
+
+/// An enum's members in the order the Python class lists them (iteration, `__members__`): by
+/// value, as the compatible package orders them, names of one value in the header's order (the
+/// first is the member, the others its aliases).
+pub(super) fn in_member_order<T>(mut members: Vec<T>, value: impl Fn(&T) -> i128) -> Vec<T> {
+    members.sort_by_key(value);
+    members
 }
 
 pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {

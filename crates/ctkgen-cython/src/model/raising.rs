@@ -183,6 +183,7 @@ pub(super) fn enums(api: &Api, names: &RaiseNames) -> Vec<EnumView> {
                     }
                 }
             }
+            let members = super::classes::in_member_order(members, |(_, value, _)| *value);
             let bare: Vec<&str> = members.iter().map(|(name, _, _)| stripped(name, &names.constant_prefix)).collect();
             let shared = shared_prefix(&bare);
             EnumView {
