@@ -18,6 +18,7 @@ mod cy_level;
 mod docs;
 mod functions;
 mod guard;
+mod member_docs;
 mod members;
 mod nameable;
 mod param_kind;

@@ -195,6 +195,7 @@ pub(super) fn enums(api: &Api, names: &RaiseNames) -> Vec<EnumView> {
                         name: py_ident(&bare[shared..]),
                         value: value.to_string(),
                         doc: doc.clone(),
+                        member_doc: super::member_docs::plain_member_doc(doc),
                     })
                     .collect(),
                 doc: e.doc.clone().unwrap_or_default(),

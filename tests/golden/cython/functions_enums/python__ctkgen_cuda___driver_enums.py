@@ -11,9 +11,9 @@ class Flags(_FastEnum):
 
 _add_members(Flags, (
     ("FLAG_NONE", 0, None),
-    ("FLAG_A", 1, "The first flag"),
+    ("FLAG_A", 1, "The first flag\n"),
     ("FLAG_B", 2, None),
-    ("FLAG_C", 4, "The last flag"),
+    ("FLAG_C", 4, "The last flag\n"),
 ))
 Flags_enum = Flags
 
