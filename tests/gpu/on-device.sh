@@ -9,6 +9,9 @@
 #   bash tests/gpu/on-device.sh                 # the suite, then one run of the benchmark
 #   SUITE=0 BENCH_RUNS=3 ROUNDS=6 bash tests/gpu/on-device.sh   # only build, then 3 runs
 #   BENCH_RUNS=0 RUNTIME_RUNS=2 bash tests/gpu/on-device.sh    # the suite, the runtime rows twice
+#   CLIENT_PACKAGES=DIR ...   the clients on each CTK's wheel of ours that
+#       tests/gpu/prepare_client_packages.sh left in DIR, beside that CTK's official wheel and
+#       libraries where carried (clients-<ctk>.md), alongside the suite; CLIENT_SUITES etc. pass on
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUNDLE=$ROOT/target/gpu-bundle
@@ -20,6 +23,25 @@ mkdir -p "$RESULTS"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-device.XXXXXX")
 package=$work/build/pkg-$CTK_13
 failed=0
+
+# The clients on prepared wheels need nothing the suite builds: they run alongside it.
+clients_job=""
+if [ -n "${CLIENT_PACKAGES:-}" ]; then
+    (
+        status=0
+        for wheel_dir in "$CLIENT_PACKAGES"/ours-*; do
+            ctk=${wheel_dir##*/ours-}
+            official=$(ls "$CLIENT_PACKAGES/official-$ctk"/*.whl 2>/dev/null | head -1)
+            libs=$CLIENT_PACKAGES/libs-$ctk
+            LABEL=$ctk OURS_WHEEL=$(ls "$wheel_dir"/*.whl | head -1) OFFICIAL_WHEEL=$official \
+                CLIENT_LIBS=$([ -d "$libs" ] && echo "$libs") RESULTS=$RESULTS \
+                bash "$BUNDLE/clients/clients.sh" >"$work/clients-$ctk.log" 2>&1 || status=1
+            echo "clients $ctk: $(tail -1 "$work/clients-$ctk.log")"
+        done
+        exit $status
+    ) &
+    clients_job=$!
+fi
 
 if [ "${SUITE:-1}" = 1 ]; then
     started=$(date +%s)
@@ -91,5 +113,9 @@ if [ "${FAMILY:-1}" = 1 ] && [ -d "$BUNDLE/pkgs/as-cuda-bindings" ]; then
     python3 "$ROOT/tests/bench/import_time.py" --ours "$cb" --modules "$modules" --rounds "${IMPORT_ROUNDS:-15}" \
         --json "$RESULTS/import_time.json" | tee "$RESULTS/import_time.md" || failed=1
 fi
-if [ "${CLIENTS:-1}" = 1 ]; then BUILT=${cb:-} RESULTS=$RESULTS bash "$BUNDLE/clients/clients.sh" || failed=1; fi  # cuda.core, numba-cuda
+if [ -n "$clients_job" ]; then
+    wait "$clients_job" || failed=1
+elif [ "${CLIENTS:-1}" = 1 ]; then
+    BUILT=${cb:-} RESULTS=$RESULTS bash "$BUNDLE/clients/clients.sh" || failed=1  # cuda.core, numba-cuda
+fi
 exit "$failed"

@@ -11,10 +11,11 @@
         the `.pth` files still run (numba-cuda's redirection of `numba.cuda` is one), also in the
         processes numba's test runner spawns. Prints the environment's interpreter.
 
-    python3 clients_env.py report --official DIR --ours DIR --out FILE [--modules M,M] [--host FILE]
-        Compares what clients.sh left in the two folders (core.json, numba.json, their logs,
-        tests.log and tests.status) and writes the markdown report; exits 1 when ours failed or
-        differs."""
+    python3 clients_env.py report --official DIR --ours DIR --out FILE [--suites "NAME=M,M ..."]
+                                  [--host FILE] [--title TEXT]
+        Compares what clients.sh left in the two folders (core.json, numba.json, their logs, and
+        tests-NAME.log and tests-NAME.status per suite) and writes the markdown report; exits 1
+        when ours failed or differs."""
 import argparse
 import json
 import os
@@ -71,7 +72,11 @@ def mirror(folders, shadow):
 
 
 def write_dist_info(package, shadow):
-    """A dist-info of the generated package (name, version, extras from its pyproject.toml)."""
+    """A dist-info of the generated package (name, version, extras from its pyproject.toml); none
+    where the package folder has its own (a wheel unpacked there, ours or an official one)."""
+    own = [name for name in os.listdir(package) if official_entry(name)]
+    if own:
+        return os.path.join(package, own[0])
     with open(os.path.join(package, "pyproject.toml"), "rb") as f:
         project = tomllib.load(f)["project"]
     name, version = project["name"], project["version"]
@@ -147,10 +152,12 @@ def cell(text):
     return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
 
 
-def test_counts(folder):
-    """Counts from the unittest summary numba's runner prints, and the ids that failed."""
-    log = os.path.join(folder, "tests.log")
-    status_file = os.path.join(folder, "tests.status")
+def test_counts(folder, suite):
+    """Counts from the unittest summary numba's runner prints for one suite, and the ids that
+    failed. A run stopped by its time limit prints no summary: the counts are then those of the
+    verbose lines it printed (`... ok`), marked as timed out."""
+    log = os.path.join(folder, f"tests-{suite}.log")
+    status_file = os.path.join(folder, f"tests-{suite}.status")
     if not os.path.exists(log):
         return None
     with open(log, errors="replace") as f:
@@ -170,13 +177,22 @@ def test_counts(folder):
             if "=" in part:
                 key, value = part.strip().split("=")
                 counts[key.replace("_", " ")] = int(value)
+    if counts["ran"] is None:
+        outcomes = re.findall(r" \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)", text)
+        if outcomes:
+            counts["ran"] = len(outcomes)
+            counts["failures"], counts["errors"] = outcomes.count("FAIL"), outcomes.count("ERROR")
+            counts["skipped"] = outcomes.count("skipped")
+            counts["expected failures"] = outcomes.count("expected failure")
+            counts["unexpected successes"] = outcomes.count("unexpected success")
     if counts["ran"] is not None:
         counts["passed"] = counts["ran"] - sum(counts[k] for k in ("failures", "errors", "skipped",
                                                                      "expected failures", "unexpected successes"))
     if status == "124":
         counts["timed out"] = True
-    failing = sorted(set(m[1] for m in re.finditer(r"^(?:FAIL|ERROR): \S+ \(([^)]+)\)", text, re.M)))
-    return counts, failing
+    failing = {m[1] for m in re.finditer(r"^(?:FAIL|ERROR): \S+ \(([^)]+)\)", text, re.M)}
+    failing |= {m[1] for m in re.finditer(r"^\S+ \(([^)]+)\)(?:\n.*)? \.\.\. (?:FAIL|ERROR)$", text, re.M)}
+    return counts, sorted(failing)
 
 
 def exit_status(folder, program):
@@ -227,8 +243,35 @@ def compare_program(name, official, ours, statuses):
     return lines, bad
 
 
-def report(official_dir, ours_dir, out, modules, host=None):
-    lines = ["# cuda.core and numba-cuda on the official cuda.bindings and on ours", ""]
+def compare_suite(suite, modules, official_dir, ours_dir):
+    """Markdown lines for one suite of numba-cuda's own tests, and whether ours failed a test that
+    passed on official, ran another number of tests, or did not finish."""
+    official_tests, our_tests = test_counts(official_dir, suite), test_counts(ours_dir, suite)
+    if not (official_tests or our_tests):
+        return [], False
+    lines = [f"## numba-cuda's own tests: {suite}", "", f"Modules: {', '.join(modules)}", "",
+             "| | official | ours |", "| --- | --- | --- |"]
+    for key in dict.fromkeys([*(official_tests or ({},))[0], *(our_tests or ({},))[0]]):
+        lines.append(f"| {key} | {(official_tests or ({},))[0].get(key)} | {(our_tests or ({},))[0].get(key)} |")
+    ours_failing = set(our_tests[1]) if our_tests else set()
+    official_failing = set(official_tests[1]) if official_tests else set()
+    only_ours = sorted(ours_failing - official_failing)
+    lines += ["", f"Failing on ours only ({len(only_ours)}): " + (", ".join(only_ours) or "none"),
+              f"Failing on both ({len(ours_failing & official_failing)}): "
+              + (", ".join(sorted(ours_failing & official_failing)) or "none"),
+              f"Failing on official only ({len(official_failing - ours_failing)}): "
+              + (", ".join(sorted(official_failing - ours_failing)) or "none")]
+    bad = (our_tests is None or our_tests[0]["ran"] is None or bool(only_ours) or bool(our_tests[0].get("timed out"))
+           or bool(official_tests and official_tests[0]["ran"] != our_tests[0]["ran"]))
+    for side, folder in (("official", official_dir), ("ours", ours_dir)):
+        lines += ["", f"<details><summary>{side}: end of tests-{suite}.log</summary>", "", "```",
+                  tail(folder, f"tests-{suite}.log", 60), "```", "</details>"]
+    return lines + [""], bad
+
+
+def report(official_dir, ours_dir, out, suites, host=None, title=""):
+    """`suites`: (name, modules) pairs, as clients.sh ran them."""
+    lines = [f"# cuda.core and numba-cuda on the official cuda.bindings and on ours{title}", ""]
     if host and os.path.exists(host):
         with open(host) as f:
             lines += ["```", f.read().rstrip(), "```", ""]
@@ -236,6 +279,8 @@ def report(official_dir, ours_dir, out, modules, host=None):
     for program, title in (("core", "cuda.core program"), ("numba", "numba-cuda program")):
         official, ours = load(official_dir, program), load(ours_dir, program)
         statuses = (exit_status(official_dir, program), exit_status(ours_dir, program))
+        if statuses == (None, None) and official is None and ours is None:
+            continue  # run on neither side
         part, bad = compare_program(title, official, ours, statuses)
         failed = failed or bad or statuses[1] != "0"
         lines += part
@@ -243,27 +288,10 @@ def report(official_dir, ours_dir, out, modules, host=None):
             lines += ["", f"<details><summary>{side}: end of {program}.log</summary>", "", "```",
                       tail(folder, f"{program}.log", 25), "```", "</details>"]
         lines.append("")
-    official_tests, our_tests = test_counts(official_dir), test_counts(ours_dir)
-    if official_tests or our_tests:
-        lines += ["## numba-cuda's own tests", "", f"Modules: {', '.join(modules) if modules else '(see logs)'}", "",
-                  "| | official | ours |", "| --- | --- | --- |"]
-        keys = list((official_tests or our_tests)[0])
-        for key in keys:
-            lines.append(f"| {key} | {(official_tests or ({},))[0].get(key)} | {(our_tests or ({},))[0].get(key)} |")
-        ours_failing = set(our_tests[1]) if our_tests else set()
-        official_failing = set(official_tests[1]) if official_tests else set()
-        only_ours = sorted(ours_failing - official_failing)
-        lines += ["", f"Failing on ours only ({len(only_ours)}): " + (", ".join(only_ours) or "none"),
-                  f"Failing on both ({len(ours_failing & official_failing)}): "
-                  + (", ".join(sorted(ours_failing & official_failing)) or "none"),
-                  f"Failing on official only ({len(official_failing - ours_failing)}): "
-                  + (", ".join(sorted(official_failing - ours_failing)) or "none")]
-        if our_tests is None or our_tests[0]["ran"] is None or only_ours or our_tests[0].get("timed out") \
-                or (official_tests and official_tests[0]["ran"] != our_tests[0]["ran"]):
-            failed = True
-        for side, folder in (("official", official_dir), ("ours", ours_dir)):
-            lines += ["", f"<details><summary>{side}: end of tests.log</summary>", "", "```",
-                      tail(folder, "tests.log", 60), "```", "</details>"]
+    for suite, modules in suites:
+        part, bad = compare_suite(suite, modules, official_dir, ours_dir)
+        lines += part
+        failed = failed or bad
     lines += ["", f"**Verdict: {'ours FAILED or DIFFERS' if failed else 'ours gives the same results'}**", ""]
     with open(out, "w") as f:
         f.write("\n".join(lines))
@@ -280,13 +308,15 @@ def main():
     rep.add_argument("--official", required=True)
     rep.add_argument("--ours", required=True)
     rep.add_argument("--out", required=True)
-    rep.add_argument("--modules", default="")
+    rep.add_argument("--suites", default="", help="the suites run: NAME=MODULE,MODULE entries, space-separated")
+    rep.add_argument("--title", default="", help="added to the report's heading (the CTK)")
     rep.add_argument("--host", help="a text file describing the host, shown at the top")
     args = parser.parse_args()
     if args.command == "isolate":
         isolate(os.path.abspath(args.package), os.path.abspath(args.venv))
         return 0
-    return report(args.official, args.ours, args.out, [m for m in args.modules.split(",") if m], args.host)
+    suites = [(entry.split("=", 1)[0], entry.split("=", 1)[1].split(",")) for entry in args.suites.split() if "=" in entry]
+    return report(args.official, args.ours, args.out, suites, args.host, f" ({args.title})" if args.title else "")
 
 
 if __name__ == "__main__":
