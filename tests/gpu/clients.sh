@@ -13,6 +13,7 @@
 #                        one: the official package of the CTK ours is for), in an environment of its own
 #   CLIENT_LIBS=DIR ...  libraries the host lacks (`*.so*`, `*.xz` unpacked), first on LD_LIBRARY_PATH on
 #                        both sides: the 12.x NVRTC and runtime where the host has only 13.x ones
+#   CLIENT_PROGRAMS=core ...  only these programs (default "core numba")
 #   CLIENT_TESTS=0 ...   the programs only;   CLIENT_TEST_MODULES="numba.cuda.tests..." other modules
 #   CLIENT_SUITES="cudapy=numba.cuda.tests.cudapy cudadrv=numba.cuda.tests.cudadrv"   suites by name,
 #                        each run and reported on its own (default: one suite, `subset`, of the modules)
@@ -150,7 +151,7 @@ cat "$work/host.txt"
 run_side() {  # side, interpreter, PYTHONPATH, the folder cuda.bindings must come from (or "")
     local dir=$work/run-$1
     mkdir -p "$dir"
-    for program in core numba; do
+    for program in ${CLIENT_PROGRAMS:-core numba}; do
         (cd "$dir" && PYTHONPATH=$3 timeout "${CLIENT_PROGRAM_TIMEOUT:-300}" "$2" "$PY/client_programs.py" "$program" \
             ${4:+--expect-bindings "$4"} --json "$dir/$program.json") >"$dir/$program.log" 2>&1
         echo $? >"$dir/$program.status"
