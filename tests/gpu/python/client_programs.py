@@ -685,6 +685,20 @@ def offline_program(steps):
 PROGRAMS = {"core": core_program, "numba": numba_program, "offline": offline_program}
 
 
+# The CUDA libraries a program may load, by file name stem: which copy each side ran with.
+CUDA_LIBRARY_STEMS = ("libcuda.so", "libcudart", "libnvrtc", "libnvJitLink", "libnvvm", "libnvfatbin")
+
+
+def loaded_cuda_libraries():
+    """The files of the CUDA libraries mapped into this process now (Linux), sorted."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "/" in line}
+    except OSError:
+        return None
+    return sorted(p for p in paths if os.path.basename(p).startswith(CUDA_LIBRARY_STEMS))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("program", choices=sorted(PROGRAMS))
@@ -707,6 +721,7 @@ def main(argv=None):
             steps.results["program"] = {"error": f"{type(error).__name__}: {error}"}
             steps.failed.append("program")
             steps.info.setdefault("tracebacks", {})["program"] = traceback.format_exc(limit=-8)[-4000:]
+        steps.info["loaded_libraries"] = loaded_cuda_libraries()
         out.update(results=steps.results, info=steps.info, failed=steps.failed)
         status = 1 if steps.failed else 0
     text = json.dumps(out, indent=1, sort_keys=True, default=str)
