@@ -22,5 +22,6 @@ wanted="$(cat "$here/requirements.txt" "$repo/templates/cython/build-requirement
     fi
 ) 9>"$cache/locks/python-venv.lock"
 cd "$here"
-# Every test by name as it finishes, and the slowest ten at the end.
-exec "$venv/bin/python" -m pytest -v --durations=10 "$@"
+# Every test by name as it finishes, the reason of each skip and the slowest ten at the end;
+# no .pytest_cache left in the source tree.
+exec "$venv/bin/python" -m pytest -v -rs -p no:cacheprovider --durations=10 "$@"

@@ -8,6 +8,7 @@ mod generate;
 mod headers;
 mod measure;
 mod model;
+mod progress;
 mod suites;
 
 use std::path::Path;

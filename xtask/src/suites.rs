@@ -199,6 +199,9 @@ fn crate_test_ctks(ws: &Workspace) -> Result<Vec<String>> {
     Ok(["12.0", "12.9", "13.0", "13.1"].iter().map(|s| s.to_string()).chain(std::iter::once(newest)).collect())
 }
 
+/// How often `cargo xtask test` says what the suites running side by side have done.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(20);
+
 fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
@@ -306,12 +309,31 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
             .with_context(|| format!("cannot run {}", suite.program))?;
         running.push((suite, child, log, None));
     }
-    // Each suite's own time, from the start to when it is seen finished.
+    // Each suite's own time, from the start to when it is seen finished; what each has done,
+    // read from its log, every PROGRESS_EVERY while any runs.
+    let mut last_report = std::time::Instant::now();
     while running.iter().any(|(_, _, _, ended)| ended.is_none()) {
-        for (_, child, _, ended) in running.iter_mut().filter(|r| r.3.is_none()) {
+        for (suite, child, _, ended) in running.iter_mut().filter(|r| r.3.is_none()) {
             if let Some(status) = child.try_wait()? {
-                *ended = Some((status.success(), side_started.elapsed().as_secs_f64()));
+                let seconds = side_started.elapsed().as_secs_f64();
+                let verdict = if status.success() { "passed" } else { "FAILED" };
+                println!("==> {} suite: {verdict} after {seconds:.0} s (output below)", suite.name);
+                *ended = Some((status.success(), seconds));
             }
+        }
+        if last_report.elapsed() >= PROGRESS_EVERY {
+            last_report = std::time::Instant::now();
+            let states: Vec<String> = running
+                .iter()
+                .map(|(suite, _, log, ended)| match ended {
+                    Some((success, _)) => format!("{}: {}", suite.name, if *success { "passed" } else { "FAILED" }),
+                    None => {
+                        let text = std::fs::read_to_string(log).unwrap_or_default();
+                        format!("{}: {}", suite.name, crate::progress::read_progress(&text).summary())
+                    }
+                })
+                .collect();
+            println!("  [{:>4.0} s] {}", side_started.elapsed().as_secs_f64(), states.join(" | "));
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
