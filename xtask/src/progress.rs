@@ -27,13 +27,26 @@ pub fn read_progress(log: &str) -> SuiteProgress {
         } else if let Some(outcome) = pytest_outcome(line) {
             progress.done += 1;
             progress.failed += usize::from(outcome == "FAILED" || outcome == "ERROR");
-        } else if let Some(count) = line.strip_prefix("collected ").and_then(|r| r.split_whitespace().next()) {
+        } else if let Some(count) = collected(line) {
             progress.total = count.parse().ok().or(progress.total);
         } else if is_build_step(line) {
             progress.last_step = Some(line.trim().to_string());
         }
     }
+    // pytest -v writes a test's id when it starts and its outcome when it ends: an unfinished
+    // last line is the test running now.
+    if let Some(last) = log.lines().last().filter(|_| !log.ends_with('\n')) {
+        if last.contains("::") && pytest_outcome(last).is_none() {
+            progress.last_step = Some(format!("running {}", last.trim()));
+        }
+    }
     progress
+}
+
+/// pytest's count of collected tests (`collecting ... collected 315 items`, `collected 3 items / 1 deselected`).
+fn collected(line: &str) -> Option<&str> {
+    let (before, after) = line.split_once("collected ")?;
+    (before.is_empty() || before.ends_with("... ")).then(|| after.split_whitespace().next()).flatten()
 }
 
 /// The outcome of a pytest -v result line, if `line` is one.
@@ -93,13 +106,22 @@ mod tests {
 
     #[test]
     fn pytest_logs_count_outcomes_against_the_collected_total() {
-        let log = "collected 290 items / 25 deselected / 265 selected\n\ntest_a.py::test_one PASSED [  1%]\ntest_a.py::test_two[13.1] FAILED [  2%]\ntest_b.py::test_three SKIPPED (no GPU) [  3%]\ntest_b.py::test_four ERROR [  4%]\n-- typed values 12.9: 446 enumerators compared\n";
+        let log = "collecting ... collected 290 items / 25 deselected / 265 selected\n\ntest_a.py::test_one PASSED [  1%]\ntest_a.py::test_two[13.1] FAILED [  2%]\ntest_b.py::test_three SKIPPED (no GPU) [  3%]\ntest_b.py::test_four ERROR [  4%]\n-- typed values 12.9: 446 enumerators compared\n";
         let progress = read_progress(log);
         assert_eq!((progress.done, progress.failed, progress.total), (4, 2, Some(290)));
         assert_eq!(
             progress.summary(),
             "4 of 290 tests done (2 failed); last step: -- typed values 12.9: 446 enumerators compared"
         );
+    }
+
+    #[test]
+    fn an_unfinished_pytest_line_is_the_test_running_now() {
+        let log = "test_a.py::test_one PASSED [  1%]\ntest_asan.py::test_stress ";
+        let progress = read_progress(log);
+        assert_eq!(progress.done, 1);
+        assert_eq!(progress.last_step.as_deref(), Some("running test_asan.py::test_stress"));
+        assert_eq!(read_progress(&format!("{log}PASSED [  2%]\n")).last_step, None);
     }
 
     #[test]
