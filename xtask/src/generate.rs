@@ -221,21 +221,66 @@ fn rust_crates(ws: &Workspace, args: &GenerateArgs, models: &[Models]) -> Result
     let files = ctkgen::emit_rust_crates(&toolkits, &command).context("generating the Rust crates")?;
     let out = args.out.clone().unwrap_or_else(|| ws.root.join("target").join("ctkgen")).join("rust");
     let label = format!("rust crates ({} CTKs)", models.len());
-    let (report, stale_files) = report_tree(&out, &files, &command, args.check, &label)?;
+    let (report, stale_files) = report_tree(&out, &files, &command, check_mode(args), &label)?;
     Ok(Generated { label, report, stale_files })
 }
 
-/// Writes `files` to `out` (or with `check` compares them) and says what it did; returns that
-/// and the number of stale files.
+/// How `--check` reports: every stale file with its diff for one source, a line per CTK for
+/// `--all` (what a release pipeline reads).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CheckMode {
+    Write,
+    Detailed,
+    OneLine,
+}
+
+fn check_mode(args: &GenerateArgs) -> CheckMode {
+    match (args.check, args.all) {
+        (false, _) => CheckMode::Write,
+        (true, false) => CheckMode::Detailed,
+        (true, true) => CheckMode::OneLine,
+    }
+}
+
+/// `label`'s one line of `--check --all`: fresh, or how many files are stale and the first.
+fn one_line_check(label: &str, out: &std::path::Path, staleness: &ctkgen::Staleness) -> String {
+    let kept = match staleness.foreign.len() {
+        0 => String::new(),
+        n => format!("; {n} other files kept"),
+    };
+    if staleness.is_fresh() {
+        return format!("{label}: fresh ({}{kept})\n", out.display());
+    }
+    let counts = [
+        (staleness.changed.len(), "changed"),
+        (staleness.missing.len(), "missing"),
+        (staleness.obsolete.len(), "no longer generated"),
+    ];
+    let parts: Vec<String> = counts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+    let first = (staleness.changed.iter().map(|(path, _)| path))
+        .chain(&staleness.missing)
+        .chain(&staleness.obsolete)
+        .next()
+        .map(|path| format!(", first {path}"))
+        .unwrap_or_default();
+    format!("{label}: STALE: {}{first} (in {}{kept})\n", parts.join(", "), out.display())
+}
+
+/// Writes `files` to `out` (or with a check mode compares them) and says what it did; returns
+/// that and the number of stale files.
 fn report_tree(
     out: &std::path::Path,
     files: &[ctkgen::OutputFile],
     command: &str,
-    check: bool,
+    mode: CheckMode,
     label: &str,
 ) -> Result<(String, usize)> {
     let mut report = String::new();
-    if check {
+    if mode == CheckMode::OneLine {
+        let staleness = ctkgen::check_tree(out, files, Ownership::Manifest { command })?;
+        return Ok((one_line_check(label, out, &staleness), staleness.stale_files()));
+    }
+    if mode == CheckMode::Detailed {
         let staleness = ctkgen::check_tree(out, files, Ownership::Manifest { command })?;
         for (path, diff) in &staleness.changed {
             report.push_str(&format!("stale: {path}\n{diff}"));
@@ -355,7 +400,7 @@ fn emit_one(
             library.conventions.header, library.name
         ));
     }
-    let (written, stale_files) = report_tree(&out, &files, &options.command, args.check, &label)?;
+    let (written, stale_files) = report_tree(&out, &files, &options.command, check_mode(args), &label)?;
     report.push_str(&written);
     if !args.all {
         // See generate_one: the files' megabytes go with the process.

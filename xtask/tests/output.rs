@@ -156,6 +156,43 @@ fn check_catches_one_edited_byte_and_rewrites_only_what_changed() {
     );
 }
 
+/// What a release pipeline reads: `--check --all` gives one line per CTK, `fresh` or `STALE` with
+/// counts and the first stale file, and fails when any CTK is stale.
+#[test]
+fn check_all_says_one_line_per_ctk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let args = ["generate", "--all", "--lang", "cython", "--library", "nvrtc", "--out", out.to_str().unwrap()];
+    ok(&root(), &args);
+    let fresh = ok(&root(), &[&args[..], &["--check"]].concat());
+    let lines: Vec<&str> = fresh.lines().collect();
+    assert!(lines.len() >= 15 && lines.iter().all(|l| l.contains(": fresh (")), "{fresh}");
+    assert!(lines.iter().any(|l| l.starts_with("13.1.")), "{fresh}");
+
+    let release = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .find(|name| name.starts_with("13.1."))
+        .unwrap();
+    let readme = out.join(&release).join("python/README.md");
+    std::fs::write(&readme, format!("{}edited\n", std::fs::read_to_string(&readme).unwrap())).unwrap();
+    std::fs::remove_file(out.join(&release).join("python/setup.py")).unwrap();
+    let stale = xtask_in(&root(), &[&args[..], &["--check"]].concat());
+    assert_eq!(stale.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&stale.stdout);
+    let stale_lines: Vec<&str> = report.lines().filter(|l| l.contains("STALE")).collect();
+    assert_eq!(
+        stale_lines,
+        [format!(
+            "{release}: STALE: 1 changed, 1 missing, first python/README.md (in {})",
+            out.join(&release).display()
+        )],
+        "{report}"
+    );
+    assert_eq!(report.lines().filter(|l| l.contains(": fresh (")).count(), lines.len() - 1, "{report}");
+    assert!(!report.contains("@@"), "no diffs in the one-line form: {report}");
+}
+
 /// `pip install <out>/python` builds in the output folder. The generated setup sends everything
 /// the build makes under `python/build/` (these paths are those setuptools 80 and Cython 3.1 made
 /// there), which `--check` does not list and a write keeps; a file outside it still is listed.
