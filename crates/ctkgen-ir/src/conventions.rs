@@ -79,6 +79,10 @@ pub struct LibraryConventions {
     /// loader path.
     #[serde(default)]
     pub search: LibrarySearch,
+    /// The library's static archive, where a release's wheel ships one: the Python package
+    /// links it into the library's loader module, so no shared library is needed at run time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_library: Option<StaticLibrary>,
     /// What the Python bindings add: names their users see.
     pub python: PythonConventions,
     /// The library's doc alias commands: `\name` in its comments stands for this sentence,
@@ -96,6 +100,22 @@ pub struct WheelSource {
     /// The wheel's package name, or the start of it when the name carries a major-version
     /// suffix (`nvidia-foo` matches `nvidia-foo-cu12`).
     pub package: String,
+}
+
+/// A static archive of the library that one of its wheels ships (not every release's need have
+/// it): the catalogue pins it per release, a generated package carries it and links it into the
+/// library's loader module; for a release whose wheel lacks it, the package requires that wheel
+/// (of the release's major.minor), whose shared library the loader then finds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticLibrary {
+    /// The archive's file name in the wheel, e.g. `libfoo_static.a`.
+    pub file: String,
+    /// The extra (one of [`LibraryConventions::wheels`]) of the wheel that carries it.
+    pub wheel: String,
+    /// System libraries the archive's code calls into, linked after it (`dl`, `pthread`).
+    #[serde(default)]
+    pub link_libraries: Vec<String>,
 }
 
 /// The versioned entry-point lookup (`get_proc_address(name, &fn, version, flags, &status)`).
@@ -284,8 +304,27 @@ impl LibraryConventions {
             Some(pattern) if EntryPointTypedef::parse(pattern).is_none() => Some(format!(
                 "entry_point_typedef {pattern:?} needs `{{name}}` before `{{version}}`, with text between them"
             )),
-            _ => self.python_problem(),
+            _ => self.static_library_problem().or_else(|| self.python_problem()),
         }
+    }
+
+    /// What is wrong with the static archive's description, if anything: a wheel that is not
+    /// one of the library's, or a file name that is no plain archive name.
+    fn static_library_problem(&self) -> Option<String> {
+        let archive = self.static_library.as_ref()?;
+        if !self.wheels.iter().any(|w| w.extra == archive.wheel) {
+            return Some(format!("static_library: wheel {:?} is not one of the library's wheels", archive.wheel));
+        }
+        let plain =
+            |name: &str| !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-+".contains(&b));
+        if !plain(&archive.file) || !archive.file.ends_with(".a") {
+            return Some(format!("static_library: file {:?} is not an archive's file name", archive.file));
+        }
+        archive
+            .link_libraries
+            .iter()
+            .find(|l| !plain(l))
+            .map(|l| format!("static_library: {l:?} is not a library name"))
     }
 
     /// What is wrong with the Python conventions, if anything: the raise convention without
@@ -369,6 +408,7 @@ impl LibraryConventions {
         names.extend(self.wheels.iter().map(|w| w.package.as_str()));
         names.extend(self.search.wheel_dirs.values().map(String::as_str));
         names.extend(self.search.wheel_files.values().map(String::as_str));
+        names.extend(self.static_library.as_ref().map(|s| s.file.as_str()));
         if let Some(raise) = &p.raise_names {
             names.extend(
                 [&raise.function_prefix, &raise.type_prefix, &raise.constant_prefix, &raise.error].map(String::as_str),
@@ -480,6 +520,26 @@ mod entry_point_typedef_tests {
         assert!(without.problem().unwrap().contains("no entry_point_typedef"));
         let broken = super::LibraryConventions { entry_point_typedef: Some("PFN_{name}".into()), ..described };
         assert!(broken.problem().unwrap().contains("needs `{name}` before `{version}`"));
+    }
+
+    #[test]
+    fn a_static_archive_comes_from_one_of_the_library_s_wheels() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries/cuda-runtime.toml");
+        let described: super::LibraryConventions = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let archive = described.static_library.clone().expect("the runtime describes its static archive");
+        assert_eq!(described.problem(), None);
+        let with = |archive: super::StaticLibrary| super::LibraryConventions {
+            static_library: Some(archive),
+            ..described.clone()
+        };
+        let elsewhere = with(super::StaticLibrary { wheel: "absent".into(), ..archive.clone() });
+        assert!(elsewhere.problem().unwrap().contains("not one of the library's wheels"));
+        let shared = with(super::StaticLibrary { file: "libfoo.so".into(), ..archive.clone() });
+        assert!(shared.problem().unwrap().contains("is not an archive's file name"));
+        let path = with(super::StaticLibrary { file: "../libfoo.a".into(), ..archive.clone() });
+        assert!(path.problem().unwrap().contains("is not an archive's file name"));
+        let flag = with(super::StaticLibrary { link_libraries: vec!["-lfoo bar".into()], ..archive });
+        assert!(flag.problem().unwrap().contains("is not a library name"));
     }
 }
 

@@ -441,8 +441,12 @@ pub fn refresh_catalogue(ws: &Workspace, log: &mut dyn FnMut(&str)) -> Result<Ca
         wheels: Vec::new(),
         required: std::iter::once(primary.header.clone()).chain(primary.typedefs_header.clone()).collect(),
         optional: Vec::new(),
+        static_libraries: Vec::new(),
     };
     for conventions in libraries.iter().map(|l| &l.conventions) {
+        if let Some(archive) = &conventions.static_library {
+            plan.static_libraries.push((archive.wheel.clone(), archive.file.clone()));
+        }
         for wheel in &conventions.wheels {
             let entry = (wheel.extra.clone(), wheel.package.clone());
             if !plan.wheels.contains(&entry) {
