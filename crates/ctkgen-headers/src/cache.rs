@@ -65,6 +65,13 @@ pub struct HeaderSet {
     pub per_thread_macros: BTreeMap<String, String>,
     /// How the typedef headers name entry points' signatures (`PFN_{name}_v{version}`).
     pub entry_point_typedef: Option<String>,
+    /// The library's static archive that came with the headers (a release's wheel's, verified,
+    /// or an installed toolkit's), which a package built from them links: set by the caller from
+    /// the library's description.
+    pub static_library: Option<PathBuf>,
+    /// For a release whose wheel lacks that archive: the requirement of the wheel that carries
+    /// the library's shared copy (`nvidia-foo==13.1.*`), which such a package requires instead.
+    pub library_wheel_requirement: Option<String>,
 }
 
 /// A further header of a [`HeaderSet`], with its typedef header and what it needs included first.
@@ -396,6 +403,8 @@ fn header_set(include_dir: &Path, release: &Release, library: &LibraryHeaders) -
         version_macro: library.version_macro.clone(),
         per_thread_macros: BTreeMap::new(),
         entry_point_typedef: None,
+        static_library: None,
+        library_wheel_requirement: None,
     })
 }
 

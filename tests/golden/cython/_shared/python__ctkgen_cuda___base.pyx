@@ -4,7 +4,7 @@ cimport cython
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ND, PyBUF_SIMPLE, PyObject_CheckBuffer
 from cpython.list cimport PyList_CheckExact
 from cpython.float cimport PyFloat_Check
-from cpython.long cimport PyLong_Check
+from cpython.long cimport PyLong_Check, PyLong_CheckExact
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check, PyNumber_Index
 from cpython.sequence cimport PySequence_Fast_GET_ITEM
@@ -508,6 +508,24 @@ cdef bint _store_slot(void* slot, object item, object kind, tuple how, Py_ssize_
     return True
 
 
+cdef int _store_enum_slot(void* slot, object item, Py_ssize_t i) except -1:
+    """Writes an enum member typed None into `slot` as a C enum is passed: an int, signed or
+    unsigned as its value needs; a value of neither 32-bit range is an OverflowError."""
+    cdef long long signed_value
+    cdef unsigned long long unsigned_value
+    if isinstance(item, bool):
+        raise TypeError(f"kernelParams: values[{i}] is a bool, which has no storage to pass; "
+                        "give its type (a ctypes type or a binding class)")
+    memset(slot, 0, sizeof(void*))
+    if _fits_signed(item, 32, &signed_value):
+        memcpy(slot, &signed_value, 4)
+    elif _fits_unsigned(item, 32, &unsigned_value):
+        memcpy(slot, &unsigned_value, 4)
+    else:
+        raise OverflowError(f"kernelParams: values[{i}] = {int(item)} ({type(item).__name__}) does not fit a C enum")
+    return 0
+
+
 cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, void*** out, Py_ssize_t* count):
     """Fills the `void *[]` of a launch: each entry points at one argument's value.
 
@@ -517,9 +535,10 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
     binding class (an integer or handle wrapper) converts its value to that C type (a value already of that
     type is used as it is; a ctypes number of another type by its value; an object of a binding
     typed `c_void_p` as the address of its storage, its getPtr()) and None takes the value's own
-    storage (a binding object). A list of
-    objects whose storage is the argument (records, handles, ints as addresses) is accepted
-    too. Anything else is a TypeError naming the element. Returns what the caller keeps alive
+    storage (a binding object; an enum member is its value as a C enum, and a plain int or a bool
+    is a TypeError). A list of
+    objects whose storage is the argument (records, handles, ints as addresses, enum members as
+    values) is accepted too. Anything else is a TypeError naming the element. Returns what the caller keeps alive
     until the call returns, or None. `count[0]` is set before anything is allocated beyond
     `stack`, so the caller can free it.
 
@@ -581,9 +600,19 @@ cdef object _kernel_params(object params, void** stack, Py_ssize_t stack_len, vo
             # Records first (tensor maps and other by-value arguments): their storage is the argument.
             if isinstance(item, _Record):
                 array[i] = (<_Record>item)._pvt_addr
-            elif isinstance(item, (_Handle, _Scalar, int)) or PyObject_CheckBuffer(item) or hasattr(item, "getPtr"):
+            elif PyLong_Check(item) and not PyLong_CheckExact(item):
+                # An enum member (of any module, an int subclass) is its value, a C enum's int, as
+                # cuda.bindings passes it; a bool says nothing of its C type.
+                _store_enum_slot(&slots[i], item, i)
+                array[i] = &slots[i]
+            elif PyLong_CheckExact(item) and types is None:
+                # The list form of ours alone: a plain int there is the argument's address.
+                array[i] = _addr_of(item)
+            elif isinstance(item, (_Handle, _Scalar)) or PyObject_CheckBuffer(item) or hasattr(item, "getPtr"):
                 array[i] = _addr_of(item)
             else:
+                # A plain int typed None has no C type to take: read as an address, the driver
+                # would dereference it (cuda.bindings refuses it too).
                 raise TypeError(f"kernelParams: values[{i}] is a {type(item).__name__}, which has no storage to pass; "
                                 "give its type (a ctypes type or a binding class)")
             continue
