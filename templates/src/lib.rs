@@ -21,6 +21,7 @@ pub const CYTHON: &[(&str, &str)] = &[
     ("raise_module.pyi.j2", include_str!("../cython/raise_module.pyi.j2")),
     ("_internal.py.j2", include_str!("../cython/_internal.py.j2")),
     ("_enums.py.j2", include_str!("../cython/_enums.py.j2")),
+    ("_fast_enum.j2", include_str!("../cython/_fast_enum.j2")),
     ("module.py.j2", include_str!("../cython/module.py.j2")),
     ("module.pyi.j2", include_str!("../cython/module.pyi.j2")),
     ("__init__.py.j2", include_str!("../cython/__init__.py.j2")),

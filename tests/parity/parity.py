@@ -8,6 +8,7 @@ The official releases are unpacked wheels put on PYTHONPATH; ours is read from t
 `<module>.pyi` (see `stub_surface`), so every CTK is covered without compiling; the Python suite
 checks on the built packages that the stub and the module have the same surface."""
 import ast
+import enum
 import glob
 import inspect
 import json
@@ -30,7 +31,9 @@ EXCEPTIONS = os.path.join(HERE, "exceptions.toml")
 # A surface is {"enums": {name: [member, ...]}, "classes": [name], "members": {class: [data
 # attribute, ...]}, "functions": {name: [param, or param=default] or None when the module does not
 # expose them},
-# "constants": [name], "bases": {class: ["module.Class" of a sibling module it derives from]}}.
+# "constants": [name], "bases": {class: ["module.Class" of a sibling module it derives from]},
+# "enum_bases": {enum: "FastEnum" (the package's light enum base, `_internal._fast_enum`),
+# "IntEnum" or "other"}}.
 
 
 def public_module(name):
@@ -58,11 +61,19 @@ def param_text(name, default):
     return name if default is None else f"{name}={default}"
 
 
+def enum_base(cls):
+    """What an enum class of a module derives from: its package's light enum base
+    (`<package>._internal._fast_enum.FastEnum`), `enum.IntEnum`, or something else."""
+    if any(b.__name__ == "FastEnum" and (b.__module__ or "").endswith("._internal._fast_enum") for b in cls.__mro__):
+        return "FastEnum"
+    return "IntEnum" if issubclass(cls, enum.IntEnum) else "other"
+
+
 def module_surface(module):
     """The public surface of an imported module. Names bound to objects from other packages
     (typing's `Any`, the `enum` module's `IntEnum`, `ctypes`) are not part of it."""
     package = module.__name__.split(".")[0]
-    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": [], "bases": {}}
+    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": [], "bases": {}, "enum_bases": {}}
     for name in dir(module):
         if name.startswith("_"):
             continue
@@ -76,6 +87,7 @@ def module_surface(module):
         if isinstance(obj, type):
             if hasattr(obj, "__members__"):
                 out["enums"][name] = list(obj.__members__)
+                out["enum_bases"][name] = enum_base(obj)
             else:
                 out["classes"].append(name)
                 out["members"][name] = class_members(obj, package)
@@ -115,11 +127,17 @@ def stub_surface(path):
     """The public surface a generated `driver.pyi` declares. Names it imports from a sibling
     stub (`from .driver import CUstream as _dep_CUstream`) are that stub's classes."""
     tree = ast.parse(open(path, encoding="utf-8").read(), path)
-    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": [], "bases": {}}
+    out = {"enums": {}, "classes": [], "members": {}, "functions": {}, "constants": [], "bases": {}, "enum_bases": {}}
     imported = {}  # local name -> (sibling module, its name)
     siblings = {}
+    # What the stub's enums derive from: `_FastEnum`, the package's enum base when the stub
+    # imports it (`from ._internal._fast_enum import FastEnum as _FastEnum`), else its own class.
+    fast_base = "other"
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and (node.module or "").endswith("_internal._fast_enum"):
+            if any(a.name == "FastEnum" and a.asname == "_FastEnum" for a in node.names):
+                fast_base = "FastEnum"
+        elif isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             if node.module not in siblings:
                 siblings[node.module] = stub_surface(sibling_stub(path, node.module))
             theirs = siblings[node.module]
@@ -130,6 +148,7 @@ def stub_surface(path):
                     continue
                 if alias.name in theirs["enums"]:
                     out["enums"][local] = theirs["enums"][alias.name]
+                    out["enum_bases"][local] = theirs["enum_bases"][alias.name]
                 elif alias.name in theirs["classes"]:
                     out["classes"].append(local)
                     out["members"][local] = theirs["members"][alias.name]
@@ -143,6 +162,7 @@ def stub_surface(path):
                 out["enums"][node.name] = [
                     s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                 ]
+                out["enum_bases"][node.name] = fast_base
             else:
                 out["classes"].append(node.name)
                 foreign = set()
@@ -158,7 +178,7 @@ def stub_surface(path):
                 for base in bases:
                     members.update(out["members"].get(base, []))
                 out["members"][node.name] = sorted(m for m in members if not m.startswith("_"))
-        elif isinstance(node, ast.FunctionDef):
+        elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
             a = node.args
             positional = a.posonlyargs + a.args
             defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)
@@ -175,6 +195,7 @@ def stub_surface(path):
             for alias in (t.id for t in node.targets if isinstance(t, ast.Name)):
                 if target in out["enums"]:
                     out["enums"][alias] = out["enums"][target]
+                    out["enum_bases"][alias] = out["enum_bases"][target]
                 elif target in out["classes"]:
                     out["classes"].append(alias)
                     out["members"][alias] = out["members"][target]
@@ -214,10 +235,13 @@ def compare(official, ours):
     Keys: `Name` (a public name missing, or of another kind), `Enum.MEMBER` (an enum member
     missing), `Class.member` (a data attribute of a class missing), `function()` (parameter
     names or their order differ), `Class(module.Base)` (a class does not derive from the sibling
-    module's class the official one derives from, so the other module's calls would not take it)."""
+    module's class the official one derives from, so the other module's calls would not take it),
+    `Enum(FastEnum)` (the official enum derives from the package's light enum base, which clients
+    recognise, and ours does not). An official enum on `enum.IntEnum` (13.0, 13.1) is no
+    difference, ours being on the enum base always; `counts["int_enums"]` says how many there are."""
     diffs = {}
     official_kinds, our_kinds = kinds(official), kinds(ours)
-    names = present = 0
+    names = present = int_enums = 0
     for name, kind in sorted(official_kinds.items()):
         names += 1
         if name not in our_kinds:
@@ -236,6 +260,12 @@ def compare(official, ours):
                     present += 1
                 else:
                     diffs[f"{name}({base})"] = "does not derive from it"
+        if kind == "enums":
+            theirs = official.get("enum_bases", {}).get(name)
+            if theirs == "IntEnum":
+                int_enums += 1
+            elif theirs == "FastEnum" and ours.get("enum_bases", {}).get(name) != "FastEnum":
+                diffs[f"{name}(FastEnum)"] = "does not derive from the package's enum base"
         if kind in ("enums", "classes"):
             table = "enums" if kind == "enums" else "members"
             our_members = set(ours[table][name])
@@ -254,7 +284,8 @@ def compare(official, ours):
             matching += 1
         else:
             diffs[f"{name}()"] = f"official ({', '.join(params)}), ours ({', '.join(ours['functions'][name] or [])})"
-    counts = {"names": names, "present": present, "signatures": signatures, "matching": matching}
+    counts = {"names": names, "present": present, "signatures": signatures, "matching": matching,
+              "int_enums": int_enums}
     return diffs, counts
 
 
@@ -270,6 +301,8 @@ def official_has(official, key):
         return True
     if key.endswith(")"):
         owner, _, base = key[:-1].partition("(")
+        if base == "FastEnum" and owner in official["enums"]:
+            return official.get("enum_bases", {}).get(owner) == "FastEnum"
         return base in official.get("bases", {}).get(owner, [])
     owner, _, member = key.partition(".")
     return member in official["enums"].get(owner, []) or member in official["members"].get(owner, [])
@@ -368,8 +401,11 @@ def official_surface(cache, version, module="driver"):
 
 
 def report_line(ctk, counts, listed, module="driver"):
-    return (f"{module} {ctk}: {counts['present']:,} of {counts['names']:,} official names present, "
+    line = (f"{module} {ctk}: {counts['present']:,} of {counts['names']:,} official names present, "
             f"{counts['matching']:,} of {counts['signatures']:,} signatures match, {listed:,} listed exceptions")
+    if counts.get("int_enums"):
+        line += f"; {counts['int_enums']:,} official enums derive from enum.IntEnum (ours from the package's FastEnum)"
+    return line
 
 
 if __name__ == "__main__":

@@ -94,9 +94,15 @@ def present(root, group, name):
     surface = parity.stub_surface(stub)
     head, _, member = name.partition(".")
     if member == "<member>.__doc__":
-        # Each member of the enum carries the header's comment on it.
-        enums = next(f for f in module_files(root, module.rsplit(".", 1)[0] + f"._{short}_enums") if f.endswith(".py"))
-        return head in surface["enums"] and "member.__doc__ = doc" in open(enums).read()
+        # Each member of the enum carries the header's comment on it: the enum module hands the
+        # comments to the enum base it imports (or defines), which sets them on the members.
+        package = module.rsplit(".", 1)[0]
+        enums = next(f for f in module_files(root, package + f"._{short}_enums") if f.endswith(".py"))
+        text = open(enums).read()
+        base = re.search(r"^from \.([\w.]+) import \w+ as _FastEnum, _add_members$", text, re.M)
+        if base:
+            text += open(next(f for f in module_files(root, f"{package}.{base.group(1)}") if f.endswith(".py"))).read()
+        return head in surface["enums"] and "member.__doc__ = doc" in text and "_add_members(" in text
     if member:
         return (member in surface["enums"].get(head, ()) or member in surface["members"].get(head, ())
                 or member in stub_methods(stub).get(head, ()))

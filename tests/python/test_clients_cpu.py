@@ -167,7 +167,7 @@ def test_the_official_package_runs_the_offline_program(official_run):
     assert [program[t]["code_type"] for t in ("ptx", "cubin", "ltoir")] == ["ptx", "cubin", "ltoir"]
     assert program["ptx"]["symbol_mapping"] == program["cubin"]["symbol_mapping"] != {}
     assert results["link_ltoir"]["elf"] and results["link_ptx"]["elf"]
-    assert set(results["numba_compile_ptx"]) == {"add_squares", "block_sum", "combine"}
+    assert set(results["numba_compile_ptx"]) == {"add_squares", "block_sum", "combine", "enum_globals"}
 
 
 def test_ours_gives_the_official_results(ours_run, official_run, clients):

@@ -104,6 +104,7 @@ def test_stub_matches_built_module(package, module):
     assert built["members"] == declared["members"]
     assert built["bases"] == declared["bases"]
     assert built["enums"] == declared["enums"]
+    assert built["enum_bases"] == declared["enum_bases"]
     assert built["functions"] == declared["functions"]
 
 
@@ -134,7 +135,7 @@ def test_compare_finds_each_kind_of_difference():
     ours = surface(enums={"E": ["A"]}, classes={"K": [], "R": ["m"]}, functions={"f": ["y", "x"], "g": ["z"]})
     diffs, counts = parity.compare(OFFICIAL_TOY, ours)
     assert set(diffs) == {"E.B", "R.n", "S", "K", "f()"}
-    assert counts == {"names": 11, "present": 6, "signatures": 1, "matching": 0}
+    assert counts == {"names": 11, "present": 6, "signatures": 1, "matching": 0, "int_enums": 0}
     assert parity.compare(OFFICIAL_TOY, OFFICIAL_TOY)[0] == {}
 
 
@@ -150,6 +151,31 @@ def test_judge_reports_unlisted_and_stale():
     assert unlisted == {"1.0": {"K": "missing constant"}}
     limited = {"K": ("other CTK only", ["2.0"])}
     assert parity.judge({"1.0": (OFFICIAL_TOY, diffs)}, limited, complete=True)[0] == unlisted
+
+
+def test_compare_finds_an_enum_off_the_package_enum_base():
+    """An official enum on the package's light enum base (which clients recognise) must be on
+    ours too; one on enum.IntEnum (13.0, 13.1) is counted for the report, not a difference."""
+    official = dict(surface(enums={"E": ["A"], "F": ["B"], "G": ["C"]}),
+                    enum_bases={"E": "FastEnum", "F": "FastEnum", "G": "IntEnum"})
+    ours = dict(surface(enums={"E": ["A"], "F": ["B"], "G": ["C"]}),
+                enum_bases={"E": "FastEnum", "F": "other", "G": "FastEnum"})
+    diffs, counts = parity.compare(official, ours)
+    assert diffs == {"F(FastEnum)": "does not derive from the package's enum base"}
+    assert counts["int_enums"] == 1
+    assert parity.official_has(official, "F(FastEnum)") and not parity.official_has(official, "G(FastEnum)")
+    assert "1 official enums derive from enum.IntEnum" in parity.report_line("13.1", counts, 0)
+
+
+def test_stub_enums_on_the_package_enum_base(tmp_path):
+    """The stub's enums are on the package's enum base when the stub imports it as `_FastEnum`."""
+    (tmp_path / "_internal").mkdir()
+    (tmp_path / "_internal" / "_fast_enum.py").write_text("class FastEnum(int):\n    pass\n")
+    stub = tmp_path / "driver.pyi"
+    stub.write_text("from ._internal._fast_enum import FastEnum as _FastEnum\n\nclass E(_FastEnum):\n    A: E\n\nF = E\n")
+    assert parity.stub_surface(str(stub))["enum_bases"] == {"E": "FastEnum", "F": "FastEnum"}
+    stub.write_text("class _FastEnum(int): ...\n\nclass E(_FastEnum):\n    A: E\n")
+    assert parity.stub_surface(str(stub))["enum_bases"] == {"E": "other"}
 
 
 def test_a_missing_default_is_a_difference():

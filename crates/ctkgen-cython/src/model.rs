@@ -18,6 +18,7 @@ mod cy_level;
 mod docs;
 mod functions;
 mod guard;
+mod member_docs;
 mod members;
 mod nameable;
 mod param_kind;
@@ -178,10 +179,32 @@ pub struct Model {
     pub internal: Option<InternalView>,
     /// The package's private exception the library's function-not-found error derives from.
     pub function_not_found_base: Option<PrivateError>,
+    /// Where the library's handle classes register for the package's native-handle function,
+    /// when the package has one.
+    pub handle_registry: Option<HandleRegistry>,
+    /// The package's light integer enum base, which every enum of the module derives from
+    /// (`None`: the package description names no private modules, and the enum module defines
+    /// the same base under private names of its own).
+    pub enum_base: Option<EnumBaseView>,
     /// Every value typed by an enum argument, as decided (`function.param`): written out as
     /// `ctkgen_typed_values.json`, which tests compare with the official module.
     #[serde(skip)]
     pub typed_values: BTreeMap<String, crate::typed_values::TypedView>,
+}
+
+/// The package's registry of native-handle getters: its module (relative to the package) and the
+/// function that adds a class with its getter.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandleRegistry {
+    pub module: String,
+    pub function: String,
+}
+
+impl HandleRegistry {
+    fn of(package: &ctkgen_ir::PackageConventions) -> Option<HandleRegistry> {
+        let utils = package.utils.as_ref()?;
+        Some(HandleRegistry { module: utils.module.clone(), function: utils.add_handle_getter.clone() })
+    }
 }
 
 /// An exception class of the package's private errors module.
@@ -206,6 +229,26 @@ impl PrivateError {
         }
         let module = format!("{}.{}", private.internal_package, private.errors_module);
         Ok(Some(PrivateError { module, class: class.clone() }))
+    }
+}
+
+/// The enum base of the package's private modules, as the library modules import it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnumBaseView {
+    /// Relative to the package: `_internal._fast_enum`.
+    pub module: String,
+    pub class: String,
+    pub metaclass: String,
+}
+
+impl EnumBaseView {
+    fn new(package: &ctkgen_ir::PackageConventions) -> Option<EnumBaseView> {
+        let private = package.private.as_ref()?;
+        Some(EnumBaseView {
+            module: format!("{}.{}", private.internal_package, private.enum_module),
+            class: private.enum_class.clone(),
+            metaclass: private.enum_metaclass.clone(),
+        })
     }
 }
 
@@ -415,6 +458,8 @@ pub fn build_in_package(
         raise_api: None,
         internal: conventions.python.internal.as_ref().map(|internal| InternalView::new(internal, conventions)),
         function_not_found_base: PrivateError::function_not_found(&options.package)?,
+        handle_registry: HandleRegistry::of(&options.package),
+        enum_base: EnumBaseView::new(&options.package),
         typed_values: BTreeMap::new(),
     };
     let raise_names = match conventions.python.convention {

@@ -182,3 +182,53 @@ fn parameter_names_follow_the_description_s_table_everywhere() {
         assert!(error.contains(problem), "{error}");
     }
 }
+
+/// Every enum derives from the package's light enum base, imported from the private module the
+/// package description names (the classes clients such as numba-cuda recognise); a package
+/// described without private modules defines the same base in each enum module. Members are
+/// listed by value, names of one value in the header's order.
+#[test]
+fn enums_derive_from_the_package_enum_base_and_list_members_by_value() {
+    let mut api = api();
+    let constant = |name: &str, value| EnumConstant { name: name.into(), value, doc: None };
+    api.enums[0].constants = vec![
+        constant("WIDGET_FINE", 7),
+        constant("WIDGET_MISSING", 3),
+        constant("WIDGET_OK", 7),
+        constant("WIDGET_LOW", -1),
+    ];
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/package.toml");
+    let package = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let described = CythonOptions { package, ..CythonOptions::new(conventions(), Overrides::default()) };
+    let files = emit(&api, &described).unwrap();
+    let file = |files: &[ctkgen_ir::OutputFile], suffix: &str| {
+        files.iter().find(|f| f.path.ends_with(suffix)).unwrap_or_else(|| panic!("no {suffix}")).contents.clone()
+    };
+    let enums = file(&files, "/_driver_enums.py");
+    assert!(enums.contains("\nfrom ._internal._fast_enum import FastEnum as _FastEnum, _add_members\n"), "{enums}");
+    assert!(!enums.contains("metaclass"), "{enums}");
+    let order = ["(\"WIDGET_LOW\", -1,", "(\"WIDGET_MISSING\", 3,", "(\"WIDGET_FINE\", 7,", "(\"WIDGET_OK\", 7,"];
+    let at: Vec<usize> = order.iter().map(|m| enums.find(m).unwrap_or_else(|| panic!("{m}: {enums}"))).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{enums}");
+    assert!(file(&files, "/driver.pyi").contains("\nfrom ._internal._fast_enum import FastEnum as _FastEnum\n"));
+    let base = file(&files, "/_internal/_fast_enum.py");
+    for definition in [
+        "\ndef _add_members(cls, members):",
+        "\nclass FastEnumMetaclass(type):",
+        "\nclass FastEnum(int, metaclass=FastEnumMetaclass):",
+    ] {
+        assert!(base.contains(definition), "{definition}: {base}");
+    }
+    let bare = emit(&api, &CythonOptions::new(conventions(), Overrides::default())).unwrap();
+    let enums = file(&bare, "/_driver_enums.py");
+    for definition in [
+        "\ndef _add_members(cls, members):",
+        "\nclass _FastEnumMetaclass(type):",
+        "\nclass _FastEnum(int, metaclass=_FastEnumMetaclass):",
+    ] {
+        assert!(enums.contains(definition), "{definition}: {enums}");
+    }
+    assert!(!enums.contains("\nfrom ") && !enums.contains("\nimport "), "{enums}");
+    assert!(file(&bare, "/driver.pyi").contains("\nclass _FastEnum(int):\n"));
+    assert!(!bare.iter().any(|f| f.path.contains("/_internal/")));
+}

@@ -122,16 +122,35 @@ fn convention_names() -> Vec<String> {
         names.extend(conventions.names().into_iter().map(str::to_string));
     }
     // The package description's names of the compatible helper module (not its module name, a
-    // common word).
+    // common word, nor the option check's plain words: `ir_version`, `Result`, its file name).
     let package: ctkgen_ir::PackageConventions =
         toml::from_str(&std::fs::read_to_string(root().join("headers/package.toml")).unwrap()).unwrap();
     if let Some(utils) = package.utils {
         names.extend([
             utils.compatible_module,
             utils.native_handle_function,
+            utils.handle_getters,
+            utils.add_handle_getter,
+            utils.env_flag_function,
             utils.isa_version_function,
             utils.required_version_function,
         ]);
+        if let Some(check) = utils.option_check {
+            names.extend([
+                check.function,
+                check.loader,
+                check.entry_point,
+                check.create,
+                check.add_module,
+                check.compile,
+                check.destroy,
+                check.error,
+                check.invalid_option,
+            ]);
+        }
+    }
+    if let Some(compiler) = package.private.and_then(|p| p.compiler_function) {
+        names.push(compiler);
     }
     names
 }

@@ -275,3 +275,37 @@ fn the_status_convention_is_the_default_and_the_names_need_the_raise_one() {
     keyless.python.internal = Some(InternalModule { module: "widget".into(), key: "__".into() });
     assert!(keyless.problem().unwrap().contains("has no `{name}`"));
 }
+
+/// The package's helpers follow its description: the shipped one's option check, major version
+/// check and compiler function are made under the names it gives, and a description without them
+/// makes `utils` and `_internal.utils` without them (the native-handle registry stays).
+#[test]
+fn the_package_helpers_are_made_as_the_description_asks() {
+    let contents = |files: &[ctkgen_ir::OutputFile], suffix: &str| {
+        files.iter().find(|f| f.path.ends_with(suffix)).map(|f| f.contents.clone()).unwrap_or_default()
+    };
+    let shipped = options(conventions());
+    let utils = shipped.package.utils.clone().unwrap();
+    let check = utils.option_check.clone().unwrap();
+    let compiler = shipped.package.private.clone().unwrap().compiler_function.unwrap();
+    let module = format!("/{}/{}.py", shipped.python_package, utils.module);
+    let files = emit(&api(), &shipped).unwrap();
+    let made = contents(&files, &module);
+    for name in [&check.function, &utils.major_version_check.as_ref().unwrap().function, &utils.env_flag_function] {
+        assert!(made.contains(&format!("\ndef {name}(")), "{name}:\n{made}");
+    }
+    assert!(made.contains(&format!("_inspect_function_pointer(\"{}\")", check.entry_point)), "{made}");
+    assert!(contents(&files, "/_internal/utils.py").contains(&format!("\ndef {compiler}():")));
+    let mut bare = shipped.clone();
+    let bare_utils = bare.package.utils.as_mut().unwrap();
+    bare_utils.option_check = None;
+    bare_utils.major_version_check = None;
+    bare.package.private.as_mut().unwrap().compiler_function = None;
+    let files = emit(&api(), &bare).unwrap();
+    let made = contents(&files, &module);
+    assert!(!made.contains(&check.function) && !made.contains("import threading"), "{made}");
+    assert!(made.contains(&format!("{} = {{}}", utils.handle_getters)), "{made}");
+    assert!(made.contains(&format!("\ndef {}(t, getter):", utils.add_handle_getter)), "{made}");
+    assert!(!contents(&files, &format!("{module}i")).contains(&check.function));
+    assert!(!contents(&files, "/_internal/utils.py").contains(&compiler));
+}

@@ -706,6 +706,10 @@ pub struct PrivateModules {
     pub enum_module: String,
     pub enum_class: String,
     pub enum_metaclass: String,
+    /// A function of `errors_module` naming the C compiler that built the package's extension
+    /// modules: `GCC <version>`, `Clang <version>`, `MSVC <version>` or `Unknown`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiler_function: Option<String>,
 }
 
 /// A module of helpers over the whole package, named as the compatible package names them.
@@ -718,6 +722,16 @@ pub struct UtilsModule {
     pub compatible_module: String,
     /// The function returning a handle object's value as an int (any module's handle).
     pub native_handle_function: String,
+    /// The registry that function dispatches on: a dict from a class (exactly; not its subclasses)
+    /// to the getter that gives its objects' values. Every handle class of every module adds
+    /// itself as its module loads, through `add_handle_getter(class, getter)`, which code outside
+    /// the package may call for classes of its own.
+    pub handle_getters: String,
+    pub add_handle_getter: String,
+    /// The function reading an environment variable as a switch, `(name, default=False)`: unset or
+    /// blank is the default; `1`/`true`/`yes`/`on` and `0`/`false`/`no`/`off` (any case) say so;
+    /// another integer literal (`0x10`, `-0`) is true unless zero; any other text is true.
+    pub env_flag_function: String,
     /// The function reading the ISA version of an assembly text from its version directive.
     pub isa_version_function: String,
     /// The directive that states the version, e.g. `.version`.
@@ -730,6 +744,41 @@ pub struct UtilsModule {
     /// The once-per-process warning that the package's toolkit is a newer major than the driver's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub major_version_check: Option<MajorVersionCheck>,
+    /// The question whether the loaded compiler library takes a set of compiler options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option_check: Option<OptionCheck>,
+}
+
+/// A function `(options) -> bool` that tells whether the loaded compiler library takes a set of
+/// options: it compiles a program that does nothing with them and says no when the library
+/// refuses an option, when it cannot be loaded or lacks the entry point, and when the package has
+/// no module for it. Every name is one of that library's module (of the raise convention) or of
+/// its `_internal` loader.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionCheck {
+    pub function: String,
+    /// The library's module, and its loader module (both relative to the package).
+    pub module: String,
+    pub loader: String,
+    /// The loader's key of the entry point that must be present (its address not 0).
+    pub entry_point: String,
+    /// The module's functions: a new program, the IR version the library reads (a tuple),
+    /// adding a module `(program, bytes, size, name)`, compiling `(program, count, options)`,
+    /// and freeing the program.
+    pub create: String,
+    pub ir_version: String,
+    pub add_module: String,
+    pub compile: String,
+    pub destroy: String,
+    /// The module's exception, its status enum and the member that means "invalid option".
+    pub error: String,
+    pub status_enum: String,
+    pub invalid_option: String,
+    /// The name the program's module is added under, and its text, a line an item: `{0}`,
+    /// `{1}`, ... stand for the numbers of the IR version, in order.
+    pub module_name: String,
+    pub program: Vec<String>,
 }
 
 /// A function that warns (once per process) when the toolkit the package binds has a newer major

@@ -31,7 +31,8 @@ use serde::{Deserialize, Serialize};
 
 pub use conventions::{
     CallConvention, EntryPointTypedef, ExtraHeader, InternalModule, LibraryConventions, LibrarySearch, NameCase,
-    PackageConventions, PerThread, ProcAddress, PythonConventions, RaiseNames, RecordHelper, UtilsModule, WheelSource,
+    OptionCheck, PackageConventions, PerThread, ProcAddress, PythonConventions, RaiseNames, RecordHelper, UtilsModule,
+    WheelSource,
 };
 
 /// Bumped whenever the JSON form changes shape.

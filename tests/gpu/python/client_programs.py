@@ -520,10 +520,50 @@ def numba_program(steps):
         return {"host_input": float(on_host), "device_input": float(on_device),
                 "as_numpy": float(on_host) == float(values.sum())}
 
+    def enum_globals(s):
+        """A kernel naming a runtime and a driver enum member as globals: numba-cuda types them
+        only when the classes derive from cuda.bindings' enum base (issue 45 item 3)."""
+        kernel = enum_kernel()
+        x = np.array([np.nextafter(np.float32(2.0 ** 127), np.float32(np.inf)), np.float32(0.75)], dtype=np.float32)
+        out = cuda.device_array(6, dtype=np.int64)
+        kernel[1, 1](cuda.to_device(x), out)
+        got = out.copy_to_host().tolist()
+        # numba-cuda's own expectations (test_fp8_bindings): NOSAT overflow NaN, SATFINITE 2^127.
+        return {"values": got, "as_expected": got[:2] == [0xFF, 0xFE]}
+
     for name, function in (("device", device), ("arrays", arrays), ("streams_and_events", streams_and_events),
-                           ("atomics", atomics), ("shared_memory_2d", shared_memory_2d), ("reduction", reduction)):
+                           ("atomics", atomics), ("shared_memory_2d", shared_memory_2d), ("reduction", reduction),
+                           ("enum_globals", enum_globals)):
         steps.run(name, function)
     cuda.synchronize()
+
+
+def enum_kernel(compile_only=None):
+    """A numba-cuda kernel that names `runtime.cudaRoundMode` members (through numba-cuda's fp8
+    conversion intrinsic, as its fp8 bindings do) and a `driver.CUresult` member's value as
+    global constants. `compile_only` (an output kind) compiles it to PTX or LTO-IR for sm_90
+    instead, with no GPU; returns the jitted kernel, or the code and its result type."""
+    from numba import cuda
+    from numba.cuda._internal.cuda_fp8 import cvt_float_to_e8m0, saturation_t
+
+    from cuda.bindings.driver import CUresult
+    from cuda.bindings.runtime import cudaRoundMode
+
+    def enum_globals(x, out):
+        out[0] = cvt_float_to_e8m0(x[0], saturation_t.NOSAT, cudaRoundMode.cudaRoundPosInf)
+        out[1] = cvt_float_to_e8m0(x[0], saturation_t.SATFINITE, cudaRoundMode.cudaRoundPosInf)
+        out[2] = cvt_float_to_e8m0(x[1], saturation_t.NOSAT, cudaRoundMode.cudaRoundZero)
+        out[3] = cudaRoundMode.cudaRoundPosInf.value
+        out[4] = CUresult.CUDA_ERROR_INVALID_VALUE.value
+        out[5] = CUresult.CUDA_ERROR_NOT_INITIALIZED.value + cudaRoundMode.cudaRoundZero.value
+
+    if compile_only is None:
+        return cuda.jit(enum_globals)
+    signature = "void(float32[:], int64[:])"
+    if compile_only == "ptx":
+        code, result_type = cuda.compile_ptx(enum_globals, signature, cc=(9, 0))
+        return code.encode(), result_type
+    return cuda.compile(enum_globals, signature, cc=(9, 0), output=compile_only)
 
 
 # ---- no GPU ----------------------------------------------------------------------------------
@@ -629,6 +669,8 @@ def offline_program(steps):
                 code, result_type = cuda.compile(function, signature, device=device, abi="c" if device else "numba",
                                                  cc=(9, 0), output="ltoir")
             out[function.__name__] = {"bytes": len(code), "sha256": digest(code), "result_type": str(result_type)}
+        code, result_type = enum_kernel(output)
+        out["enum_globals"] = {"bytes": len(code), "sha256": digest(code), "result_type": str(result_type)}
         return out
 
     steps.run("imports", imports)

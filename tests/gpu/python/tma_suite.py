@@ -1201,6 +1201,78 @@ def test_family_graph_driver_then_runtime():
     return "pass", "driver kernel node, runtime copy node after it, instantiated and launched by the runtime", facts
 
 
+def counted_arrays(drv, rt):
+    """cuda.core's graph builder and cuda-python's conditional and EGL-frame tests through `drv` and
+    `rt` (a driver and a runtime module of one package): a conditional node added with its
+    dependency's edge data as a list (cuGraphAddNode, 12.x: cuGraphAddNode_v2), the graph's edges
+    read back with their data; the runtime's conditional node whose `phGraph_out` is a list of
+    `size` graphs after cudaGraphAddNode; an element read from and assigned to a fixed array of
+    records member (copies)."""
+    context = primary_context(drv)
+    out = {}
+    graph = ok(drv.cuGraphCreate(0), "cuGraphCreate")
+    first = ok(drv.cuGraphAddEmptyNode(graph, None, 0), "cuGraphAddEmptyNode")
+    handle = ok(drv.cuGraphConditionalHandleCreate(graph, context, 0, 0), "cuGraphConditionalHandleCreate")
+    params = drv.CUgraphNodeParams()
+    params.type = drv.CUgraphNodeType.CU_GRAPH_NODE_TYPE_CONDITIONAL
+    params.conditional.handle = handle
+    params.conditional.type = drv.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_IF
+    params.conditional.size = 1
+    params.conditional.ctx = context
+    edge = drv.CUgraphEdgeData()
+    add = getattr(drv, "cuGraphAddNode_v2", None) if drv.cuGraphAddNode.__code__.co_argcount == 4 else drv.cuGraphAddNode
+    expect(add is not None, "no cuGraphAddNode taking edge data")
+    ok(add(graph, [first], [edge], 1, params), "cuGraphAddNode with a list of edge data")
+    get_edges = getattr(drv, "cuGraphGetEdges_v2", None) or drv.cuGraphGetEdges
+    edges = ok(get_edges(graph), "cuGraphGetEdges (count)")
+    out["edges"] = int(edges[-1])
+    body = len(params.conditional.phGraph_out)
+    out["driver bodies"] = body
+    drv.cuGraphDestroy(graph)
+
+    rgraph = ok(rt.cudaGraphCreate(0), "cudaGraphCreate")
+    rhandle = ok(rt.cudaGraphConditionalHandleCreate(rgraph, 0, 0), "cudaGraphConditionalHandleCreate")
+    rparams = rt.cudaGraphNodeParams()
+    rparams.type = rt.cudaGraphNodeType.cudaGraphNodeTypeConditional
+    rparams.conditional.handle = rhandle
+    rparams.conditional.type = rt.cudaGraphConditionalNodeType.cudaGraphCondTypeIf
+    rparams.conditional.size = 1
+    radd = getattr(rt, "cudaGraphAddNode_v2", None) if rt.cudaGraphAddNode.__code__.co_argcount == 4 else rt.cudaGraphAddNode
+    ok(radd(rgraph, None, None, 0, rparams), "cudaGraphAddNode")
+    bodies = rparams.conditional.phGraph_out
+    out["runtime bodies"] = [len(bodies), all(int(b) != 0 for b in bodies)]
+    nodes = ok(rt.cudaGraphGetNodes(bodies[0], 0), "cudaGraphGetNodes(body)")
+    out["runtime body nodes"] = int(nodes[-1])
+    rt.cudaGraphDestroy(rgraph)
+
+    frame = rt.cudaEglFrame()
+    element = frame.frame.pPitch[0]
+    element.pitch = 123
+    out["element read is a copy"] = frame.frame.pPitch[0].pitch == 0
+    frame.frame.pPitch = [element, element, element]
+    element.pitch = 1234
+    out["assigned elements are copies"] = [p.pitch for p in frame.frame.pPitch]
+    return out
+
+
+def test_counted_arrays_as_clients_use_them():
+    """edge data as a list, the runtime conditional node's body graphs, copies of array-member records"""
+    facts = {}
+    runtime, _ = family(facts)
+    wanted = {"edges": 1, "driver bodies": 1, "runtime bodies": [1, True], "runtime body nodes": 0,
+              "element read is a copy": True, "assigned elements are copies": [123, 123, 123]}
+    got = counted_arrays(driver, runtime)
+    expect(got == wanted, f"got {got}, expected {wanted}")
+    official = official_driver()
+    if official is None:
+        facts["cuda.bindings"] = "not installed"
+    else:
+        theirs = counted_arrays(official, importlib.import_module("cuda.bindings.runtime"))
+        facts["cuda.bindings"] = "same results" if theirs == wanted else f"gave {theirs}"
+        expect(theirs == wanted, f"cuda.bindings: {facts['cuda.bindings']}")
+    return "pass", f"{got}; cuda.bindings: {facts['cuda.bindings']}", facts
+
+
 class RuntimeCopies(Gpu):
     """The TMA plumbing with every allocation and copy made by the runtime module."""
 
@@ -1271,6 +1343,7 @@ TESTS.update({
     "family_nvrtc_kernel_every_launch_form": test_family_nvrtc_kernel_every_launch_form,
     "family_graph_driver_then_runtime": test_family_graph_driver_then_runtime,
     "family_tma_roundtrip_runtime_copies": test_family_tma_roundtrip_runtime_copies,
+    "counted_arrays_as_clients_use_them": test_counted_arrays_as_clients_use_them,
 })
 # Graph programs published for cuda.bindings (graph_programs.py), on this module's package.
 TESTS.update(graph_programs.tests(sys.modules[__name__]))

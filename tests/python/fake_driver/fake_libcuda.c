@@ -127,6 +127,9 @@ static void *fake_body_graphs[8];
 static int fake_graph_add_node(void **node, void *graph, void *const *deps, const void *data, size_t n,
                                struct fake_conditional_params *params) {
     (void)graph, (void)deps, (void)data, (void)n;
+    if (params == NULL) {
+        return 1; /* CUDA_ERROR_INVALID_VALUE, as the driver answers a NULL nodeParams */
+    }
     *node = (void *)0x777;
     if (params->type == 13) {
         for (unsigned int i = 0; i < params->size && i < 8; i++) {
@@ -201,6 +204,9 @@ uint64_t fake_recorded_encode_value(int i) { return fake_encode_values[i]; }
 
 /* cuTensorMapReplaceAddress(CUtensorMap *map, void *globalAddress): the same. */
 static int fake_tensor_map_replace_address(void *map, void *global_address) {
+    if (map == NULL) {
+        return 1; /* CUDA_ERROR_INVALID_VALUE */
+    }
     memcpy(map, &global_address, sizeof global_address);
     fake_last_address = global_address;
     return 0;

@@ -34,6 +34,9 @@ pub struct EnumMemberView {
     /// The value as a Python literal.
     pub value: String,
     pub doc: String,
+    /// The member's `__doc__`: the header comment as the compatible package renders it
+    /// (`member_docs`); the stubs show `doc`.
+    pub member_doc: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -115,6 +118,7 @@ pub struct WrapperView {
 
 pub(super) fn enums(api: &Api) -> Vec<EnumView> {
     let mut typedef_aliases = crate::aliases::enum_typedef_aliases(api);
+    let link_names = super::member_docs::LinkNames::new(api);
     api.enums
         .iter()
         .map(|e| {
@@ -127,19 +131,27 @@ pub(super) fn enums(api: &Api) -> Vec<EnumView> {
             EnumView {
                 class,
                 aliases,
-                members: e
-                    .constants
-                    .iter()
+                members: in_member_order(e.constants.iter().collect(), |c| c.value)
+                    .into_iter()
                     .map(|c| EnumMemberView {
                         name: c.name.clone(),
                         value: c.value.to_string(),
                         doc: c.doc.clone().unwrap_or_default(),
+                        member_doc: super::member_docs::member_doc(c.doc.as_deref(), &link_names),
                     })
                     .collect(),
                 doc: e.doc.clone().unwrap_or_default(),
             }
         })
         .collect()
+}
+
+/// An enum's members in the order the Python class lists them (iteration, `__members__`): by
+/// value, as the compatible package orders them, names of one value in the header's order (the
+/// first is the member, the others its aliases).
+pub(super) fn in_member_order<T>(mut members: Vec<T>, value: impl Fn(&T) -> i128) -> Vec<T> {
+    members.sort_by_key(value);
+    members
 }
 
 pub(super) fn records(api: &Api, options: &CythonOptions) -> Vec<RecordView> {

@@ -183,6 +183,7 @@ pub(super) fn enums(api: &Api, names: &RaiseNames) -> Vec<EnumView> {
                     }
                 }
             }
+            let members = super::classes::in_member_order(members, |(_, value, _)| *value);
             let bare: Vec<&str> = members.iter().map(|(name, _, _)| stripped(name, &names.constant_prefix)).collect();
             let shared = shared_prefix(&bare);
             EnumView {
@@ -194,6 +195,7 @@ pub(super) fn enums(api: &Api, names: &RaiseNames) -> Vec<EnumView> {
                         name: py_ident(&bare[shared..]),
                         value: value.to_string(),
                         doc: doc.clone(),
+                        member_doc: super::member_docs::plain_member_doc(doc),
                     })
                     .collect(),
                 doc: e.doc.clone().unwrap_or_default(),

@@ -821,6 +821,38 @@ cdef class _Handle:
         return f"<{type(self).__name__} {<size_t>self._pvt_ptr[0]:#x}>"
 
 
+def _handle_value(_Handle handle not None):
+    """The value a handle object holds, as an int: the getter every handle class registers for
+    the package's native-handle function."""
+    return <size_t>handle._pvt_ptr[0]
+
+
+# The C compiler this module was built with, as the preprocessor names it. Clang is asked first:
+# it defines the GNU macros as well.
+cdef extern from *:
+    """
+    #define CTKGEN_TEXT_OF(x) #x
+    #define CTKGEN_TEXT(x) CTKGEN_TEXT_OF(x)
+    #if defined(__clang__)
+    #define CTKGEN_C_COMPILER "Clang " __clang_version__
+    #elif defined(__GNUC__)
+    #define CTKGEN_C_COMPILER "GCC " __VERSION__
+    #elif defined(_MSC_FULL_VER)
+    #define CTKGEN_C_COMPILER "MSVC " CTKGEN_TEXT(_MSC_FULL_VER)
+    #else
+    #define CTKGEN_C_COMPILER "Unknown"
+    #endif
+    static const char ctkgen_c_compiler[] = CTKGEN_C_COMPILER;
+    """
+    const char *ctkgen_c_compiler
+
+
+def _c_compiler():
+    """The C compiler that built this module: `GCC <version>`, `Clang <version>`, `MSVC <version>`
+    or `Unknown`."""
+    return ctkgen_c_compiler.decode("utf-8", "replace")
+
+
 cdef int _scalar_init(_Scalar self, object init_value, object ptr) except -1:
     # Everything is converted and checked before anything is written.
     cdef str name = type(self).__name__

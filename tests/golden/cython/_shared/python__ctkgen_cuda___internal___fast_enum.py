@@ -2,34 +2,44 @@
 """A light integer enum: members are int instances made once, when the class is created, from
 its class attributes that are ints or `(int, docstring)` pairs. A later name with a value seen
 before names the same member. Creating a class costs one pass over its attributes; looking a
-member up by value is one dict lookup."""
+member up by value is one dict lookup. Every enum of the package's library modules derives from
+`FastEnum`, its members made by `_add_members`."""
+
+
+def _add_members(cls, members):
+    """Makes the members of `cls` from `(name, value, doc)` triples, in order: the first name of
+    a value makes its member, an int instance of `cls` carrying the doc; a later name with that
+    value is an alias naming the same member. The generated enum modules call it right after the
+    class statement, so creating one of their classes scans no class body."""
+    by_name = {}
+    by_value = {}
+    for name, value, doc in members:
+        member = by_value.get(value)
+        if member is None:
+            member = int.__new__(cls, value)
+            member._name_ = name
+            member.__doc__ = doc
+            by_value[value] = member
+        by_name[name] = member
+        setattr(cls, name, member)
+    cls.__members__ = by_name
+    cls.__singletons__ = by_value
+    # The name IntEnum gives the same table (the compiled modules read it).
+    cls._value2member_map_ = by_value
 
 
 class FastEnumMetaclass(type):
     def __new__(mcls, name, bases, namespace):
-        cls = super().__new__(mcls, name, bases, dict(namespace))
-        members, singletons, order = {}, {}, []
+        cls = super().__new__(mcls, name, bases, namespace)
+        members = []
         for attr, spec in namespace.items():
             if attr.startswith("__") and attr.endswith("__"):
                 continue
             if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], int):
-                value, doc = spec
+                members.append((attr, spec[0], spec[1]))
             elif isinstance(spec, int) and not isinstance(spec, bool):
-                value, doc = spec, None
-            else:
-                continue
-            member = singletons.get(value)
-            if member is None:
-                member = int.__new__(cls, value)
-                member._name_ = attr
-                member.__doc__ = doc
-                singletons[value] = member
-                order.append(member)
-            members[attr] = member
-            setattr(cls, attr, member)
-        cls.__members__ = members
-        cls.__singletons__ = singletons
-        cls._member_order_ = tuple(order)
+                members.append((attr, spec, None))
+        _add_members(cls, members)
         return cls
 
     def __call__(cls, value):
@@ -39,19 +49,25 @@ class FastEnumMetaclass(type):
         return member
 
     def __iter__(cls):
-        return iter(cls._member_order_)
+        return iter(cls.__singletons__.values())
 
     def __len__(cls):
-        return len(cls._member_order_)
+        return len(cls.__singletons__)
 
     def __contains__(cls, value):
         return value in cls.__singletons__
+
+    def __getitem__(cls, name):
+        return cls.__members__[name]
 
     def __repr__(cls):
         return f"<enum {cls.__name__!r}>"
 
 
 class FastEnum(int, metaclass=FastEnumMetaclass):
+    def __new__(cls, value):
+        return type(cls).__call__(cls, value)
+
     @property
     def name(self):
         return self._name_

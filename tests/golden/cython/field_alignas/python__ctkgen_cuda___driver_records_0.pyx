@@ -8,7 +8,7 @@ from . cimport cydriver
 from ._base cimport (_Record, _RefRecord, _addr_of, _keep_addr, _keep_kernel_params, _handle_addr, _record_addr, _enum_value, _new_handle,
                      _view, _registered, _own_block, _record_init, _new_scalar, _fast_construct, _as_signed,
                      _as_unsigned, _bytes_of, _byte_values, _new_member_array, _record_copies, _keep_member_array,
-                     _member_array_owner)
+                     _member_array_owner, _new_record_copy)
 from ._base import _class_registry
 from ._driver_types import u64 as _PY_u64
 cdef type _C_u64 = _PY_u64

@@ -11,3 +11,10 @@ cdef class Stream(_Handle):
 
 for _cls in (Stream, ):
     _fast_construct(_cls)
+
+# Each handle class, so that the package's native-handle function takes its objects (its class
+# exactly: the registry is keyed by class).
+from ._base import _handle_value
+from .utils import _add_cuda_native_handle_getter as _add_handle_getter
+for _cls in (Stream, ):
+    _add_handle_getter(_cls, _handle_value)
