@@ -194,6 +194,7 @@ def module_keys(root, cflags, cuda_home, static_libraries=True):
             shared.update(os.path.relpath(path, root).encode())
             shared.update(compiled_content(path))
     keys = {}
+    linked = static_links(root)
     for pyx in sorted(glob.glob(os.path.join(folder, "*.pyx"))):
         digest = shared.copy()
         text = compiled_content(pyx)
@@ -201,7 +202,7 @@ def module_keys(root, cflags, cuda_home, static_libraries=True):
         for included in re.findall(rb'^include "([^"]+)"', text, re.M):
             digest.update(compiled_content(os.path.join(folder, included.decode())))
         module = os.path.basename(pyx)[:-len(".pyx")]
-        archive = static_links(root).get(module)
+        archive = linked.get(module)
         if archive:
             digest.update(f"linked={static_libraries}".encode())
             with open(archive, "rb") as f:
