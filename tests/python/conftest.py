@@ -106,7 +106,7 @@ def tree_digest(root):
     digest = hashlib.sha256()
     for dirpath, _, files in sorted(os.walk(root)):
         for name in sorted(files):
-            if name.endswith((".py", ".pyi", ".pyx", ".pxd", ".h", ".toml")):
+            if name.endswith((".py", ".pyi", ".pyx", ".pxd", ".h", ".toml", ".a")):
                 path = os.path.join(dirpath, name)
                 digest.update(os.path.relpath(path, root).encode())
                 with open(path, "rb") as f:
@@ -114,19 +114,22 @@ def tree_digest(root):
     return digest.hexdigest()[:16]
 
 
-def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None, strict_integers=False):
+def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None, strict_integers=False, static_libraries=True):
     """Generates and builds; returns the directory to put on sys.path. Each extension module is
     compiled once per content (its .pyx, the .pxi it includes, every .pxd and header, the flags):
     a variant that changes one module (strict integers change `_base` alone) or a subset build
-    (ASan by module) compiles only what no earlier build compiled."""
+    (ASan by module) compiles only what no earlier build compiled. `static_libraries=False`
+    builds as CTKGEN_STATIC_LIBRARIES=0 does: no loader module links its library's archive."""
     # One staging folder per process: sessions sharing the cache never emit into each other's.
     variant = f"{'legacy' if legacy else 'aligned'}{'-strict' if strict_integers else ''}"
-    label = f"{ctk} {variant} {cflags}{' ' + ','.join(modules) if modules else ''}{' CUDA_HOME' if cuda_home else ''}"
+    label = (f"{ctk} {variant} {cflags}{' ' + ','.join(modules) if modules else ''}{' CUDA_HOME' if cuda_home else ''}"
+             f"{'' if static_libraries else ' unlinked'}")
     staging = os.path.join(CACHE, "cython-tests", f"src-{ctk}-{variant}-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     try:
         src = emit(ctk, staging, legacy, strict_integers)
-        key = hashlib.sha256(f"{tree_digest(src)}|{cflags}|{modules}|{cuda_home}".encode()).hexdigest()[:16]
+        key = hashlib.sha256(
+            f"{tree_digest(src)}|{cflags}|{modules}|{cuda_home}|{static_libraries}".encode()).hexdigest()[:16]
         target = os.path.join(CACHE, "cython-builds", key)
         if os.path.exists(os.path.join(target, ".built")):
             return target
@@ -135,7 +138,7 @@ def build(ctk, cflags=UBSAN, legacy=False, modules=None, cuda_home=None, strict_
         with open(os.path.join(CACHE, "locks", f"cython-build-{key}.lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             started = time.monotonic()
-            compiled, reused = _build_locked(src, target, cflags, modules, cuda_home)
+            compiled, reused = _build_locked(src, target, cflags, modules, cuda_home, static_libraries)
             phase(f"build {label}: {compiled} modules compiled, {reused} reused", time.monotonic() - started)
             return target
     finally:
@@ -170,8 +173,17 @@ def package_folder(root):
     return os.path.dirname(found[0])
 
 
-def module_keys(root, cflags, cuda_home):
-    """{module: content key} for every extension module of the generated package at `root`."""
+def static_links(root):
+    """{loader module: archive path} of the static archives setup.py links (its STATIC_LIBRARIES)."""
+    with open(os.path.join(root, "setup.py")) as f:
+        text = f.read()
+    return {m: os.path.join(root, a) for m, a in re.findall(r'^    "(\w+)": \("([^"]+)"', text, re.M)}
+
+
+def module_keys(root, cflags, cuda_home, static_libraries=True):
+    """{module: content key} for every extension module of the generated package at `root`; a
+    module that links a static archive is keyed by the archive and whether it is linked too, so
+    an unlinked build recompiles that module alone."""
     folder = package_folder(root)
     shared = hashlib.sha256(f"{cflags}|{cuda_home}|{sys.version}|{_cython_version()}".encode())
     shared_files = sorted(glob.glob(os.path.join(folder, "*.pxd")) + glob.glob(os.path.join(folder, "*.h"))
@@ -182,13 +194,20 @@ def module_keys(root, cflags, cuda_home):
             shared.update(os.path.relpath(path, root).encode())
             shared.update(compiled_content(path))
     keys = {}
+    linked = static_links(root)
     for pyx in sorted(glob.glob(os.path.join(folder, "*.pyx"))):
         digest = shared.copy()
         text = compiled_content(pyx)
         digest.update(text)
         for included in re.findall(rb'^include "([^"]+)"', text, re.M):
             digest.update(compiled_content(os.path.join(folder, included.decode())))
-        keys[os.path.basename(pyx)[:-len(".pyx")]] = digest.hexdigest()[:20]
+        module = os.path.basename(pyx)[:-len(".pyx")]
+        archive = linked.get(module)
+        if archive:
+            digest.update(f"linked={static_libraries}".encode())
+            with open(archive, "rb") as f:
+                digest.update(f.read())
+        keys[module] = digest.hexdigest()[:20]
     return keys
 
 
@@ -207,7 +226,7 @@ def _cython_version():
     return Cython.__version__
 
 
-def _build_locked(src, target, cflags, modules, cuda_home):
+def _build_locked(src, target, cflags, modules, cuda_home, static_libraries):
     """Builds into `target` what the module cache lacks; returns (compiled, reused) counts."""
     if os.path.exists(os.path.join(target, ".built")):
         return 0, 0
@@ -215,7 +234,8 @@ def _build_locked(src, target, cflags, modules, cuda_home):
     shutil.copytree(src, target)
     folder = package_folder(target)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    keys = {m: k for m, k in module_keys(target, cflags, cuda_home).items() if not modules or m in modules}
+    keys = {m: k for m, k in module_keys(target, cflags, cuda_home, static_libraries).items()
+            if not modules or m in modules}
     store = os.path.join(CACHE, "cython-modules")
     missing, logs = [], []
     for module, key in keys.items():
@@ -229,6 +249,7 @@ def _build_locked(src, target, cflags, modules, cuda_home):
     if missing:
         env = dict(os.environ, CFLAGS=cflags, LDFLAGS=cflags if "sanitize" in cflags else "", CTKGEN_BUILD_JOBS=JOBS,
                    CTKGEN_BUILD_MODULES=",".join(missing))
+        env["CTKGEN_STATIC_LIBRARIES"] = "1" if static_libraries else "0"
         if cuda_home:
             env["CUDA_HOME"] = cuda_home
         else:

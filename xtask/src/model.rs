@@ -123,7 +123,7 @@ pub fn abi_summaries(ws: &Workspace, check: bool) -> Result<ExitCode> {
         .map(|&(ctk, library)| -> Result<OutputFile> {
             let (_, api) = read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default(), library)?;
             let minor: String = ctk.split('.').take(2).collect::<Vec<_>>().join(".");
-            Ok(OutputFile { path: format!("{}/{minor}.txt", library.name), contents: ctkgen::abi_summary(&api) })
+            Ok(OutputFile::text(format!("{}/{minor}.txt", library.name), ctkgen::abi_summary(&api)))
         })
         .collect::<Result<_>>()?;
     let dir = ws.root.join("tests").join("abi");

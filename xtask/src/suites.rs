@@ -253,7 +253,7 @@ pub fn test(ws: &Workspace) -> Result<ExitCode> {
     for ctk in crate_test_ctks(ws)? {
         let (headers, api) =
             read_source(ws, &HeaderSource::Ctk(ctk.clone()), &ReadOptions::default(), &ws.primary_library()?)?;
-        models.push(OutputFile { path: format!("{}.json", ctkgen::source_label(&headers)), contents: api.to_json() });
+        models.push(OutputFile::text(format!("{}.json", ctkgen::source_label(&headers)), api.to_json()));
     }
     ctkgen::write_tree(&ir_dir, &models, Ownership::Whole)?;
     phases.add("models for the Rust emitter's tests".into(), started);

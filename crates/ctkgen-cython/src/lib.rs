@@ -56,6 +56,21 @@ pub struct CythonOptions {
     pub dependencies: Vec<String>,
     /// Package-wide modules beside the library modules (the same for every library).
     pub package: ctkgen_ir::PackageConventions,
+    /// What the package carries or requires for this library beyond its headers (the pipeline
+    /// says, from the catalogue).
+    pub packaging: LibraryPackaging,
+}
+
+/// What a package carries or requires for one library beyond its headers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LibraryPackaging {
+    /// The library's static archive the package carries, as a path relative to `python/`
+    /// (`lib/libfoo_static.a`): the build links it into the library's loader module (see
+    /// [`ctkgen_ir::StaticLibrary`]).
+    pub static_library: Option<String>,
+    /// Requirements the package's metadata gains for the library (the wheel of its shared
+    /// library, for a release whose wheel has no static archive of it).
+    pub requires: Vec<String>,
 }
 
 impl CythonOptions {
@@ -75,6 +90,7 @@ impl CythonOptions {
             repository: Some(env!("CARGO_PKG_REPOSITORY")).filter(|r| !r.is_empty()).map(Into::into),
             dependencies: Vec::new(),
             package: Default::default(),
+            packaging: Default::default(),
         }
     }
 }
@@ -138,10 +154,28 @@ pub fn environment() -> Environment<'static> {
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     // A Python string literal of any text (docstrings as values).
     env.add_filter("py_string", |text: String| names::py_string(&text));
+    // A TOML basic string of any text (requirements in the package metadata).
+    env.add_filter("toml_string", |text: String| toml_string(&text));
     for (name, source) in TEMPLATES {
         env.add_template(name, source).expect("embedded template parses");
     }
     env
+}
+
+/// `text` as a TOML basic string: quotes, backslashes and control characters escaped.
+fn toml_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn render(env: &Environment<'_>, name: &str, ctx: minijinja::Value) -> Result<String, CythonEmitError> {
@@ -237,6 +271,47 @@ struct LibrarySummary {
     report: Vec<String>,
 }
 
+/// A library's static archive that the build links into its loader module.
+#[derive(serde::Serialize)]
+struct StaticLink {
+    /// The loader module's name in the package (`cyfoo`).
+    module: String,
+    /// Relative to `python/`.
+    archive: String,
+    link_libraries: Vec<String>,
+}
+
+/// The requirements of the package's metadata: its own and each extra's.
+struct PackageMetadata {
+    dependencies: Vec<String>,
+    /// Every extra the package description names, each with its requirements for this release.
+    extras: Vec<(String, Vec<String>)>,
+}
+
+/// The package description's requirement set for `release`, then what each library adds.
+fn package_metadata(
+    libraries: &[(&Api, &CythonOptions, &ParsedDocs)],
+    release: &str,
+) -> Result<PackageMetadata, CythonEmitError> {
+    let Some((_, first, _)) = libraries.first() else {
+        return Ok(PackageMetadata { dependencies: Vec::new(), extras: Vec::new() });
+    };
+    let set = first.package.requirements_for(release).map_err(CythonEmitError::PackageDescription)?;
+    let mut dependencies: Vec<String> = set.map(|s| s.dependencies.clone()).unwrap_or_default();
+    for requirement in libraries.iter().flat_map(|(_, options, _)| &options.packaging.requires) {
+        if !dependencies.contains(requirement) {
+            dependencies.push(requirement.clone());
+        }
+    }
+    let extras = first
+        .package
+        .extra_names()
+        .into_iter()
+        .map(|name| (name.to_string(), set.and_then(|s| s.extras.get(name)).cloned().unwrap_or_default()))
+        .collect();
+    Ok(PackageMetadata { dependencies, extras })
+}
+
 /// Refuses libraries that cannot share one package: package-wide options that differ, or two
 /// libraries with one module name.
 fn check_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result<(), CythonEmitError> {
@@ -277,6 +352,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
     let mut first_model = None;
     let mut emitted: Vec<model::DependencyView<'_>> = Vec::new();
     let mut typed_values = serde_json::Map::new();
+    let mut static_links = Vec::new();
     for (api, options, parsed) in libraries {
         let module = &options.conventions.python.module;
         let dependencies = options
@@ -349,6 +425,13 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
             }
         }
         extension_modules.extend(model.extension_modules.iter().cloned());
+        if let (Some(archive), Some(link)) = (&options.packaging.static_library, &options.conventions.static_library) {
+            static_links.push(StaticLink {
+                module: model.names.cython.clone(),
+                archive: archive.clone(),
+                link_libraries: link.link_libraries.clone(),
+            });
+        }
         summaries.push(LibrarySummary {
             names: model.names.clone(),
             conventions: model.conventions.clone(),
@@ -364,11 +447,16 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         }
     }
     let Some(first) = first_model else { return Ok(Vec::new()) };
+    let metadata =
+        package_metadata(libraries, &first.get_attr("package_version").map(|v| v.to_string()).unwrap_or_default())?;
     // Package-wide files: the first library's settings, every library's summary.
     let package_ctx = minijinja::context! {
         libraries => minijinja::Value::from_serialize(&summaries),
         extension_modules => extension_modules,
         build_requirements => build_requirements(),
+        static_links => minijinja::Value::from_serialize(&static_links),
+        dependencies => metadata.dependencies,
+        extras => metadata.extras,
         ..first.clone()
     };
     let pkg = package_dir(&first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());
@@ -411,7 +499,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
     let mut files = jobs
         .into_par_iter()
         .with_max_len(1)
-        .map(|(path, template, ctx)| Ok(OutputFile { path, contents: render(&env, template, ctx)? }))
+        .map(|(path, template, ctx)| Ok(OutputFile::text(path, render(&env, template, ctx)?)))
         .collect::<Result<Vec<_>, CythonEmitError>>()?;
     // Every value typed by an enum argument, by module and `function.param`: the decisions the
     // report lists, in a form tests read (`modules`), under the generated files' first line.
@@ -421,11 +509,23 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         serde_json::Value::String(header_line.clone()),
         serde_json::to_string_pretty(&typed_values).expect("typed values are plain data")
     );
-    files.push(OutputFile { path: "python/ctkgen_typed_values.json".into(), contents: typed_json });
+    files.push(OutputFile::text("python/ctkgen_typed_values.json", typed_json));
     // The shared runtime is emitted as written, under the generated files' first line.
     for (file, source) in ctkgen_templates::CYTHON_RUNTIME {
-        files.push(OutputFile { path: format!("{pkg}/{file}"), contents: format!("{header_line}\n{source}") });
+        files.push(OutputFile::text(format!("{pkg}/{file}"), format!("{header_line}\n{source}")));
     }
     files.sort();
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn toml_strings_read_back_as_the_text() {
+        for text in ["plain", r#"nvidia-foo; sys_platform == "linux""#, "back\\slash", "tab\tand\nnewline", "ünï"] {
+            let document = format!("value = {}\n", super::toml_string(text));
+            let read: toml::Value = toml::from_str(&document).unwrap();
+            assert_eq!(read["value"].as_str(), Some(text), "{document}");
+        }
+    }
 }

@@ -87,6 +87,16 @@ pub struct LibrarySearchView {
     pub home_dirs: Vec<String>,
 }
 
+/// The loader module's view of the static archive linked into it.
+#[derive(Debug, Serialize)]
+pub struct StaticLibraryView {
+    /// Relative to `python/`.
+    pub archive: String,
+    /// Every symbol the loader may look up (entry points, their per-thread variants, the
+    /// versioned lookup), sorted bytewise as C's `strcmp` orders them and without repeats.
+    pub symbols: Vec<String>,
+}
+
 #[derive(Debug, Serialize)]
 pub struct Model {
     pub header_line: String,
@@ -97,6 +107,9 @@ pub struct Model {
     pub soname: String,
     /// `None`: only the library-path variable and the system loader.
     pub library_search: Option<LibrarySearchView>,
+    /// The library's static archive the package carries, linked into the loader module by the
+    /// build; `None` when it carries none.
+    pub static_library: Option<StaticLibraryView>,
     pub header: String,
     pub ctk: String,
     /// The CTK release, or `0.0.0` for a free-standing header: a valid package version.
@@ -399,6 +412,7 @@ pub fn build_in_package(
         names: ModuleNames::new(conventions),
         soname,
         library_search,
+        static_library: None,
         header: api.provenance.header.clone(),
         ctk: api.provenance.ctk.clone().unwrap_or_else(|| "unknown".into()),
         package_version: api.provenance.ctk.clone().unwrap_or_else(|| "0.0.0".into()),
@@ -490,6 +504,21 @@ pub fn build_in_package(
     model.typed_values = typed_values;
     model.cy_level = cy_level::cy_level(api, options, &functions, own_types.defines(api), own_types.status_defines())?;
     model.functions = functions;
+    // Linked by the build only where the description says how (its system libraries).
+    let linked = options.packaging.static_library.as_ref().filter(|_| conventions.static_library.is_some());
+    if let Some(archive) = linked {
+        let entry_points = model.functions.iter().map(|f| (&f.symbol, &f.per_thread_symbol));
+        let extra = model.cy_level.extra_functions.iter().map(|f| (&f.symbol, &f.per_thread_symbol));
+        let mut symbols: Vec<String> = entry_points
+            .chain(extra)
+            .flat_map(|(symbol, per_thread)| std::iter::once(symbol).chain(per_thread))
+            .chain(&model.proc_address_symbol)
+            .cloned()
+            .collect();
+        symbols.sort();
+        symbols.dedup();
+        model.static_library = Some(StaticLibraryView { archive: archive.clone(), symbols });
+    }
     model.constants = constants::constants(api);
     let doc_targets = render_docs(&mut model, api, parsed);
     if let Some(names) = raise_names {

@@ -2,6 +2,7 @@
 //!
 //! Layout under the cache root:
 //! - `ctk/<ctk>/include/<header>`: verified headers, each put in place by an atomic rename;
+//! - `ctk/<ctk>/lib/<archive>`: verified static archives a library's description names, likewise;
 //! - `wheels/`: short-lived download folders, one per fetch;
 //! - `locks/`: one lock file per CTK, so concurrent fetches take turns;
 //! - `libclang/<version>/`: see [`crate::locate_libclang`].
@@ -64,6 +65,13 @@ pub struct HeaderSet {
     pub per_thread_macros: BTreeMap<String, String>,
     /// How the typedef headers name entry points' signatures (`PFN_{name}_v{version}`).
     pub entry_point_typedef: Option<String>,
+    /// The library's static archive that came with the headers (a release's wheel's, verified,
+    /// or an installed toolkit's), which a package built from them links: set by the caller from
+    /// the library's description.
+    pub static_library: Option<PathBuf>,
+    /// For a release whose wheel lacks that archive: the requirement of the wheel that carries
+    /// the library's shared copy (`nvidia-foo==13.1.*`), which such a package requires instead.
+    pub library_wheel_requirement: Option<String>,
 }
 
 /// A further header of a [`HeaderSet`], with its typedef header and what it needs included first.
@@ -99,6 +107,11 @@ impl Cache {
     /// Where the verified headers of `ctk` live.
     pub fn include_dir(&self, ctk: &str) -> PathBuf {
         self.root.join("ctk").join(ctk).join("include")
+    }
+
+    /// Where the verified static archives of `ctk` live.
+    pub fn library_dir(&self, ctk: &str) -> PathBuf {
+        self.root.join("ctk").join(ctk).join("lib")
     }
 
     /// Creates (if needed) and returns a folder under the root.
@@ -184,6 +197,68 @@ pub fn fetch_with(
             download_and_install(release, cache, pip, &include_dir)?;
         }
         header_set(&include_dir, release, library)
+    })
+}
+
+/// The static archive `file` of `release` (one its catalogue entry pins, see
+/// [`Release::static_library`]), from the cache when it is there and intact, else extracted from
+/// its wheel downloaded through `pip` (found via `$CTKGEN_PYTHON` or `python3`); `None` when
+/// no wheel of the release ships it.
+pub fn fetch_static_library(release: &Release, cache: &Cache, file: &str) -> Result<Option<PathBuf>, HeadersError> {
+    fetch_static_library_with(release, cache, &Pip::from_env(), file)
+}
+
+/// [`fetch_static_library`] with an explicit way to run pip.
+pub fn fetch_static_library_with(
+    release: &Release,
+    cache: &Cache,
+    pip: &Pip,
+    file: &str,
+) -> Result<Option<PathBuf>, HeadersError> {
+    release.check().map_err(|(_, reason)| HeadersError::InvalidRelease { ctk: release.ctk.clone(), reason })?;
+    let Some(pin) = release.static_library(file) else { return Ok(None) };
+    let dir = cache.library_dir(&release.ctk);
+    let target = dir.join(file);
+    let intact = || sha256_file(&target).is_ok_and(|actual| actual == pin.sha256);
+    if intact() {
+        return Ok(Some(target));
+    }
+    cache.with_lock(&format!("ctk-{}-lib", release.ctk), || {
+        if intact() {
+            return Ok(Some(target.clone()));
+        }
+        let requirement = format!("{}=={}", pin.package, pin.wheel_version);
+        let purpose = format!("the {file} of CTK {}", release.ctk);
+        let platforms = crate::catalogue::wheel_platforms(pin.wheel_file);
+        let (download, wheel_path) = cache.download_wheel(pip, &requirement, &platforms, &purpose)?;
+        let wheel_sha256 = sha256_file(&wheel_path)?;
+        if wheel_sha256 != pin.wheel_sha256 {
+            return Err(HeadersError::HashMismatch {
+                file: format!("{} (CTK {})", pin.wheel_file, release.ctk),
+                expected: pin.wheel_sha256.to_string(),
+                actual: wheel_sha256,
+            });
+        }
+        fs::create_dir_all(&dir).map_err(|source| unwritable(&dir, source))?;
+        // Extracted beside its place and checked there, then renamed: a bad or half-written
+        // archive never takes the cached one's name.
+        let staged = tempfile::Builder::new()
+            .prefix(".staging-")
+            .tempfile_in(&dir)
+            .map_err(|source| unwritable(&dir, source))?
+            .into_temp_path();
+        Wheel::open(&wheel_path)?.extract_to(pin.member, &staged)?;
+        let actual = sha256_file(&staged)?;
+        if actual != pin.sha256 {
+            return Err(HeadersError::HashMismatch {
+                file: format!("{} in {} (CTK {})", pin.member, pin.wheel_file, release.ctk),
+                expected: pin.sha256.to_string(),
+                actual,
+            });
+        }
+        staged.persist(&target).map_err(|error| unwritable(&target, error.error))?;
+        drop(download);
+        Ok(Some(target.clone()))
     })
 }
 
@@ -328,6 +403,8 @@ fn header_set(include_dir: &Path, release: &Release, library: &LibraryHeaders) -
         version_macro: library.version_macro.clone(),
         per_thread_macros: BTreeMap::new(),
         entry_point_typedef: None,
+        static_library: None,
+        library_wheel_requirement: None,
     })
 }
 

@@ -38,9 +38,24 @@ pub struct Release {
     pub headers: BTreeMap<String, String>,
     /// Folder inside the wheel that holds the headers, e.g. `nvidia/cu13/include`.
     pub include_dir: String,
+    /// Static archives the wheel carries that a library's description names: path inside the
+    /// wheel (`pkg/lib/libfoo_static.a`) -> sha256. Most releases have none.
+    pub static_libraries: BTreeMap<String, String>,
     /// Further wheels of the same release that carry the rest of its headers, each named by
     /// the `cuda-toolkit` extra that requires it (the profiler API ships apart from the runtime).
     pub companions: Vec<Companion>,
+}
+
+/// Where a release's static archive comes from: its wheel and the member in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StaticLibraryPin<'r> {
+    pub package: &'r str,
+    pub wheel_version: &'r str,
+    pub wheel_file: &'r str,
+    pub wheel_sha256: &'r str,
+    /// The archive's path in the wheel.
+    pub member: &'r str,
+    pub sha256: &'r str,
 }
 
 /// A wheel beside the runtime wheel that carries some of a release's headers; they are
@@ -57,6 +72,8 @@ pub struct Companion {
     pub include_dir: String,
     /// Header file name -> sha256.
     pub headers: BTreeMap<String, String>,
+    /// Static archives in the wheel, as [`Release::static_libraries`].
+    pub static_libraries: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -79,6 +96,8 @@ struct RawRelease {
     include_dir: Spanned<String>,
     headers: Spanned<BTreeMap<String, String>>,
     #[serde(default)]
+    static_libraries: Option<Spanned<BTreeMap<String, String>>>,
+    #[serde(default)]
     companion: Vec<Spanned<RawCompanion>>,
 }
 
@@ -92,6 +111,8 @@ struct RawCompanion {
     wheel_sha256: String,
     include_dir: String,
     headers: BTreeMap<String, String>,
+    #[serde(default)]
+    static_libraries: BTreeMap<String, String>,
 }
 
 impl RawRelease {
@@ -105,6 +126,7 @@ impl RawRelease {
             wheel_sha256: self.wheel_sha256.get_ref().clone(),
             headers: self.headers.get_ref().clone(),
             include_dir: self.include_dir.get_ref().clone(),
+            static_libraries: self.static_libraries.as_ref().map(|s| s.get_ref().clone()).unwrap_or_default(),
             companions: self
                 .companion
                 .iter()
@@ -118,6 +140,7 @@ impl RawRelease {
                         wheel_sha256: c.wheel_sha256.clone(),
                         include_dir: c.include_dir.clone(),
                         headers: c.headers.clone(),
+                        static_libraries: c.static_libraries.clone(),
                     }
                 })
                 .collect(),
@@ -135,6 +158,7 @@ impl RawRelease {
             Field::WheelSha256 => self.wheel_sha256.span(),
             Field::IncludeDir => self.include_dir.span(),
             Field::Headers => self.headers.span(),
+            Field::StaticLibraries => self.static_libraries.as_ref().map_or(self.headers.span(), Spanned::span),
             Field::Companion(index) => self.companion.get(index).map_or(self.headers.span(), Spanned::span),
         };
         span.start
@@ -152,6 +176,7 @@ pub(crate) enum Field {
     WheelSha256,
     IncludeDir,
     Headers,
+    StaticLibraries,
     /// The companion wheel at this position.
     Companion(usize),
 }
@@ -298,6 +323,7 @@ impl Catalogue {
             for (name, sha256) in &release.headers {
                 let _ = writeln!(out, "{} = {}", quote(name), quote(sha256));
             }
+            write_static_libraries(&mut out, "release.static_libraries", &release.static_libraries);
             for companion in &release.companions {
                 out.push_str("\n[[release.companion]]\n");
                 for (key, value) in [
@@ -314,13 +340,54 @@ impl Catalogue {
                 for (name, sha256) in &companion.headers {
                     let _ = writeln!(out, "{} = {}", quote(name), quote(sha256));
                 }
+                write_static_libraries(&mut out, "release.companion.static_libraries", &companion.static_libraries);
             }
         }
         out
     }
 }
 
+/// A wheel's table of static archives, left out when it has none.
+fn write_static_libraries(out: &mut String, table: &str, archives: &BTreeMap<String, String>) {
+    if archives.is_empty() {
+        return;
+    }
+    let _ = write!(out, "\n[{table}]\n");
+    for (member, sha256) in archives {
+        let _ = writeln!(out, "{} = {}", quote(member), quote(sha256));
+    }
+}
+
 impl Release {
+    /// The static archive named `file` among the release's wheels: the wheel that carries it
+    /// (package, version, file, sha256), the member's path in it and the member's sha256;
+    /// `None` when no wheel of the release ships it.
+    pub fn static_library(&self, file: &str) -> Option<StaticLibraryPin<'_>> {
+        fn named<'a>(archives: &'a BTreeMap<String, String>, file: &str) -> Option<(&'a String, &'a String)> {
+            archives.iter().find(|(member, _)| member.rsplit('/').next() == Some(file))
+        }
+        if let Some((member, sha256)) = named(&self.static_libraries, file) {
+            return Some(StaticLibraryPin {
+                package: &self.package,
+                wheel_version: &self.wheel_version,
+                wheel_file: &self.wheel_file,
+                wheel_sha256: &self.wheel_sha256,
+                member,
+                sha256,
+            });
+        }
+        self.companions.iter().find_map(|c| {
+            named(&c.static_libraries, file).map(|(member, sha256)| StaticLibraryPin {
+                package: &c.package,
+                wheel_version: &c.wheel_version,
+                wheel_file: &c.wheel_file,
+                wheel_sha256: &c.wheel_sha256,
+                member,
+                sha256,
+            })
+        })
+    }
+
     /// Checks that every field is well formed, so the cache paths built from it stay inside the
     /// cache and the wheel member names stay inside the wheel.
     pub(crate) fn check(&self) -> Result<(), (Field, String)> {
@@ -342,6 +409,7 @@ impl Release {
                 wheel_sha256: &self.wheel_sha256,
                 include_dir: &self.include_dir,
                 headers: &self.headers,
+                static_libraries: &self.static_libraries,
             },
             |field| field,
         )?;
@@ -361,6 +429,7 @@ impl Release {
                     wheel_sha256: &companion.wheel_sha256,
                     include_dir: &companion.include_dir,
                     headers: &companion.headers,
+                    static_libraries: &companion.static_libraries,
                 },
                 at,
             )
@@ -397,6 +466,7 @@ struct WheelFields<'a> {
     wheel_sha256: &'a str,
     include_dir: &'a str,
     headers: &'a BTreeMap<String, String>,
+    static_libraries: &'a BTreeMap<String, String>,
 }
 
 /// Checks one wheel's fields; `at` maps the field to the one reported.
@@ -437,6 +507,14 @@ fn check_wheel(wheel: WheelFields, at: impl Fn(Field) -> Field) -> Result<(), (F
         }
         if !is_sha256_hex(sha256) {
             return Err((at(Field::Headers), format!("sha256 of {name} is not 64 lowercase hex digits")));
+        }
+    }
+    for (member, sha256) in wheel.static_libraries {
+        if !is_header_path(member) {
+            return Err((at(Field::StaticLibraries), format!("static library {member:?} is not a path in the wheel")));
+        }
+        if !is_sha256_hex(sha256) {
+            return Err((at(Field::StaticLibraries), format!("sha256 of {member} is not 64 lowercase hex digits")));
         }
     }
     Ok(())
@@ -512,6 +590,7 @@ mod tests {
             wheel_sha256: "0".repeat(64),
             headers: BTreeMap::from([("main.h".to_string(), "0".repeat(64))]),
             include_dir: "nvidia/cu13/include".into(),
+            static_libraries: BTreeMap::new(),
             companions: Vec::new(),
         };
         assert_eq!(release.check(), Ok(()));
@@ -531,6 +610,7 @@ mod tests {
             wheel_sha256: "0".repeat(64),
             headers: BTreeMap::from([("../main.h".to_string(), "0".repeat(64))]),
             include_dir: "/etc".into(),
+            static_libraries: BTreeMap::new(),
             companions: Vec::new(),
         };
         assert!(matches!(release.check(), Err((Field::IncludeDir, _))));
@@ -543,6 +623,42 @@ mod tests {
         }
         // A header included from a subfolder keeps its path.
         let headers = BTreeMap::from([("sub/defines.h".to_string(), "0".repeat(64))]);
-        assert!(Release { headers, ..release }.check().is_ok());
+        let release = Release { headers, ..release };
+        assert!(release.check().is_ok());
+        for escaping in ["../lib/libfoo_static.a", "/lib/libfoo_static.a", "lib//libfoo_static.a"] {
+            let static_libraries = BTreeMap::from([(escaping.to_string(), "0".repeat(64))]);
+            let release = Release { static_libraries, ..release.clone() };
+            assert!(matches!(release.check(), Err((Field::StaticLibraries, _))), "{escaping} accepted");
+        }
+    }
+
+    #[test]
+    fn static_archives_are_written_read_back_and_found_by_file_name() {
+        let text = "[[release]]\nctk = \"13.1.0\"\ntoolkit_version = \"13.1.0\"\npackage = \"nvidia-foo\"\n\
+                    wheel_version = \"13.1.80\"\nwheel_file = \"nvidia_foo-13.1.80-py3-none-any.whl\"\n\
+                    wheel_sha256 = \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n\
+                    include_dir = \"nvidia/cu13/include\"\n\n[release.headers]\n\
+                    \"foo.h\" = \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"\n\n\
+                    [release.static_libraries]\n\
+                    \"pkg/lib/libfoo_static.a\" = \"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\"\n";
+        let catalogue = Catalogue::parse(text, Path::new("ctk.toml")).unwrap();
+        let release = &catalogue.releases[0];
+        let pin = release.static_library("libfoo_static.a").expect("pinned");
+        assert_eq!((pin.package, pin.member), ("nvidia-foo", "pkg/lib/libfoo_static.a"));
+        assert_eq!(pin.sha256, "c".repeat(64));
+        assert!(release.static_library("libfoo.a").is_none());
+        // Written back the same, and a release without archives gets no table.
+        let again = Catalogue::parse(&catalogue.to_toml(), Path::new("ctk.toml")).unwrap();
+        assert_eq!(again, catalogue);
+        assert!(catalogue.to_toml().contains("\n[release.static_libraries]\n"));
+        let none = Catalogue { releases: vec![Release { static_libraries: BTreeMap::new(), ..release.clone() }] };
+        assert!(!none.to_toml().contains("static_libraries"));
+    }
+
+    #[test]
+    fn the_shipped_catalogue_is_written_as_it_reads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/ctk.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(Catalogue::parse(&text, &path).unwrap().to_toml(), text);
     }
 }

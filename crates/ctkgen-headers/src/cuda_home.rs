@@ -32,6 +32,8 @@ pub fn from_cuda_home(dir: &Path, library: &LibraryHeaders) -> Result<HeaderSet,
         version_macro: library.version_macro.clone(),
         per_thread_macros: Default::default(),
         entry_point_typedef: None,
+        static_library: None,
+        library_wheel_requirement: None,
     })
 }
 

@@ -20,8 +20,10 @@ mod pip;
 mod refresh;
 mod wheel;
 
-pub use cache::{fetch, fetch_with, Cache, ExtraHeaderPath, HeaderSet};
-pub use catalogue::{Catalogue, Companion, Release};
+pub use cache::{
+    fetch, fetch_static_library, fetch_static_library_with, fetch_with, Cache, ExtraHeaderPath, HeaderSet,
+};
+pub use catalogue::{Catalogue, Companion, Release, StaticLibraryPin};
 pub use cuda_home::from_cuda_home;
 pub use error::HeadersError;
 pub use libclang::{locate_libclang, locate_libclang_with, LIBCLANG_OLDEST_MAJOR, LIBCLANG_WHEEL_VERSION};

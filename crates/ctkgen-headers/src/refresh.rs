@@ -23,6 +23,9 @@ pub struct RefreshPlan {
     pub required: Vec<String>,
     /// Headers catalogued from whichever wheel carries them first.
     pub optional: Vec<String>,
+    /// `(extra, file name)`: static archives catalogued, with their path and sha256, from the
+    /// wheel of that extra in the releases whose wheel has them.
+    pub static_libraries: Vec<(String, String)>,
 }
 /// Oldest CTK major the catalogue covers.
 const OLDEST_MAJOR: u32 = 12;
@@ -44,6 +47,8 @@ struct InspectedWheel {
     /// The include folders that hold wanted headers, the anchor's first, each with its headers
     /// (name -> sha256). A compiler wheel may keep one library's headers apart (`<lib>/include`).
     folders: Vec<(String, BTreeMap<String, String>)>,
+    /// The static archives of the plan found in the wheel: path in the wheel -> sha256.
+    static_libraries: BTreeMap<String, String>,
 }
 
 /// Asks the index for every `cuda-toolkit` release from 12.0 on, reads which runtime wheel each
@@ -96,26 +101,34 @@ pub fn refresh_catalogue(
         plan.optional.iter().map(String::as_str).filter(|name| !required.contains(name)).collect();
     let mut wheels: BTreeMap<(String, String), InspectedWheel> = BTreeMap::new();
     let platforms: Vec<String> = REFRESH_PLATFORMS.iter().map(|p| p.to_string()).collect();
-    let mut fetch =
-        |package: &str, version_prefix: &str, optional: &[&str], required: &[&str], progress: &mut dyn FnMut(&str)| {
-            let key = (package.to_string(), version_prefix.to_string());
-            if !wheels.contains_key(&key) {
-                let dest = work.path().join(format!("wheel-{}", wheels.len()));
-                create_dir(&dest)?;
-                let requirement = format!("{package}=={version_prefix}.*");
-                let wheel = pip.download_wheel(&requirement, &platforms, &dest)?;
-                let found = inspect_wheel(&wheel, required, optional)?;
-                progress(&format!("{requirement} resolved to {}", found.wheel_file));
-                wheels.insert(key.clone(), found);
-            }
-            Ok::<_, HeadersError>(key)
-        };
+    let archives_of = |extra: &str| -> Vec<&str> {
+        plan.static_libraries.iter().filter(|(e, _)| e == extra).map(|(_, file)| file.as_str()).collect()
+    };
+    let mut fetch = |package: &str,
+                     version_prefix: &str,
+                     extra: &str,
+                     optional: &[&str],
+                     required: &[&str],
+                     progress: &mut dyn FnMut(&str)| {
+        let key = (package.to_string(), version_prefix.to_string());
+        if !wheels.contains_key(&key) {
+            let dest = work.path().join(format!("wheel-{}", wheels.len()));
+            create_dir(&dest)?;
+            let requirement = format!("{package}=={version_prefix}.*");
+            let wheel = pip.download_wheel(&requirement, &platforms, &dest)?;
+            let found = inspect_wheel(&wheel, required, optional, &archives_of(extra))?;
+            progress(&format!("{requirement} resolved to {}", found.wheel_file));
+            wheels.insert(key.clone(), found);
+        }
+        Ok::<_, HeadersError>(key)
+    };
     let mut keyed = Vec::with_capacity(requirements.len());
     for (toolkit_version, package, version_prefix, companion_requirements) in requirements {
-        let runtime_key = fetch(&package, &version_prefix, &optional, &required, progress)?;
+        let runtime_key = fetch(&package, &version_prefix, main_extra, &optional, &required, progress)?;
         let mut companion_keys = Vec::new();
         for (extra, (companion_package, companion_prefix)) in companion_requirements {
-            companion_keys.push((extra, fetch(&companion_package, &companion_prefix, &optional, &[], progress)?));
+            let key = fetch(&companion_package, &companion_prefix, extra, &optional, &[], progress)?;
+            companion_keys.push((extra, key));
         }
         keyed.push((toolkit_version, package, runtime_key, companion_keys));
     }
@@ -136,6 +149,8 @@ pub fn refresh_catalogue(
         let folders = runtime_others.iter().map(|folder| (main_extra.as_str(), &runtime_key, folder)).chain(
             companion_keys.iter().flat_map(|(extra, key)| wheels[key].folders.iter().map(move |f| (*extra, key, f))),
         );
+        // A companion wheel's archives go with its first entry.
+        let mut archives_placed: Vec<&(String, String)> = Vec::new();
         for (extra, key, (folder, folder_headers)) in folders {
             let wheel = &wheels[key];
             // Only headers no earlier wheel of the release carries.
@@ -148,6 +163,12 @@ pub fn refresh_catalogue(
                 continue;
             }
             seen.extend(folder_headers.keys());
+            let static_libraries = if key == &runtime_key || archives_placed.contains(&key) {
+                BTreeMap::new()
+            } else {
+                archives_placed.push(key);
+                wheel.static_libraries.clone()
+            };
             companions.push(Companion {
                 extra: extra.to_string(),
                 package: key.0.clone(),
@@ -156,6 +177,7 @@ pub fn refresh_catalogue(
                 wheel_sha256: wheel.wheel_sha256.clone(),
                 include_dir: folder.clone(),
                 headers,
+                static_libraries,
             });
         }
         let ctk = normalize_ctk(&toolkit_version).ok_or_else(|| HeadersError::PipOutput {
@@ -171,6 +193,7 @@ pub fn refresh_catalogue(
             wheel_sha256: runtime.wheel_sha256.clone(),
             headers: runtime_headers.clone(),
             include_dir: include_dir.clone(),
+            static_libraries: runtime.static_libraries.clone(),
             companions,
         });
     }
@@ -256,12 +279,18 @@ fn pinned_version(spec: &str) -> Option<(&str, &str)> {
     Some((package, version))
 }
 
-/// Hashes a wheel and the headers it carries: every one of `required` (an error when missing)
-/// and those of `optional` it has. The first include folder is the one holding the first
+/// Hashes a wheel, the headers it carries: every one of `required` (an error when missing)
+/// and those of `optional` it has, and the static archives of `archives` it has (found by file
+/// name anywhere in the wheel; two of one name are refused). The first include folder is the one holding the first
 /// header found (required headers are read there alone); an optional header elsewhere in the
 /// wheel is taken from the one other include folder that has it, which becomes a folder of its
 /// own (a compiler wheel may keep a library's header under `<lib>/include`).
-fn inspect_wheel(wheel_path: &Path, required: &[&str], optional: &[&str]) -> Result<InspectedWheel, HeadersError> {
+fn inspect_wheel(
+    wheel_path: &Path,
+    required: &[&str],
+    optional: &[&str],
+    archives: &[&str],
+) -> Result<InspectedWheel, HeadersError> {
     let wheel_file = wheel_path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let wheel_version = wheel_file.split('-').nth(1).unwrap_or_default().to_string();
     let wheel_sha256 = sha256_file(wheel_path)?;
@@ -277,7 +306,33 @@ fn inspect_wheel(wheel_path: &Path, required: &[&str], optional: &[&str]) -> Res
         }
         folders.push((folder, headers));
     }
-    Ok(InspectedWheel { wheel_version, wheel_file, wheel_sha256, folders })
+    let mut static_libraries = BTreeMap::new();
+    for (_, member) in locate_archives(&members, archives)
+        .map_err(|reason| HeadersError::CorruptWheel { wheel: wheel_path.to_path_buf(), reason })?
+    {
+        let path = tempfile::NamedTempFile::new()
+            .map_err(|source| HeadersError::Write { path: std::env::temp_dir(), source })?
+            .into_temp_path();
+        wheel.extract_to(&member, &path)?;
+        static_libraries.insert(member, sha256_file(&path)?);
+    }
+    Ok(InspectedWheel { wheel_version, wheel_file, wheel_sha256, folders, static_libraries })
+}
+
+/// The members of `members` that are the archives named in `files`, as (file, member): each
+/// found by its file name in any folder; one a wheel lacks is left out, two of one name refused.
+fn locate_archives<'a>(members: &[String], files: &[&'a str]) -> Result<Vec<(&'a str, String)>, String> {
+    let mut found = Vec::new();
+    for &file in files {
+        let suffix = format!("/{file}");
+        let matching: Vec<&String> = members.iter().filter(|m| m.ends_with(&suffix) || *m == file).collect();
+        match matching.as_slice() {
+            [] => {}
+            [only] => found.push((file, (*only).clone())),
+            many => return Err(format!("expected at most one {file}, found {}", many.len())),
+        }
+    }
+    Ok(found)
 }
 
 /// Where the wanted headers are among a wheel's `members`: include folders (the anchor's first,
@@ -375,6 +430,22 @@ mod tests {
                 ("pkg/sub/include".to_string(), vec!["lib.h"]),
             ]
         );
+    }
+
+    #[test]
+    fn archives_are_found_by_file_name_in_any_folder() {
+        use super::locate_archives;
+        let wheel = members(&["pkg/lib/libfoo_static.a", "pkg/lib/libfoo.so.1", "pkg/include/foo.h"]);
+        let found = locate_archives(&wheel, &["libfoo_static.a", "libbar_static.a"]).unwrap();
+        assert_eq!(found, vec![("libfoo_static.a", "pkg/lib/libfoo_static.a".to_string())]);
+        let twice = members(&["a/lib/libfoo_static.a", "b/lib/libfoo_static.a"]);
+        assert_eq!(
+            locate_archives(&twice, &["libfoo_static.a"]).unwrap_err(),
+            "expected at most one libfoo_static.a, found 2"
+        );
+        // A longer name that ends the same is another file.
+        let other = members(&["pkg/lib/libxfoo_static.a"]);
+        assert!(locate_archives(&other, &["libfoo_static.a"]).unwrap().is_empty());
     }
 
     #[test]

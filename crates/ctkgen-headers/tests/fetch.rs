@@ -8,7 +8,7 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use ctkgen_headers::{fetch_with, Cache, Companion, HeadersError, Pip, Release};
+use ctkgen_headers::{fetch_static_library_with, fetch_with, Cache, Companion, HeadersError, Pip, Release};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
@@ -29,6 +29,8 @@ const HOST_DEFINES_H: &[u8] = b"#define CTKGEN_TEST_HOST_DEFINES 1\n";
 const WHEEL_FILE: &str = "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
 const COMPANION_FILE: &str = "nvidia_cuda_profiler_api-13.1.80-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
 const INCLUDE_DIR: &str = "nvidia/cu13/include";
+const ARCHIVE: &[u8] = b"!<arch>\nnot really an archive\n";
+const ARCHIVE_MEMBER: &str = "nvidia/cu13/lib/libfoo_static.a";
 
 fn sha256(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
@@ -55,6 +57,8 @@ impl Fixture {
             zip.start_file(format!("{INCLUDE_DIR}/{name}"), options).unwrap();
             zip.write_all(bytes).unwrap();
         }
+        zip.start_file(ARCHIVE_MEMBER, options).unwrap();
+        zip.write_all(ARCHIVE).unwrap();
         zip.finish().unwrap();
         // The profiler API's own wheel, with the layout of the real one, and a header in a
         // subfolder as the compiler's wheel has them.
@@ -76,6 +80,7 @@ impl Fixture {
                 ("cudaTypedefs.h".to_string(), sha256(TYPEDEFS_H)),
             ]),
             include_dir: INCLUDE_DIR.into(),
+            static_libraries: BTreeMap::new(),
             companions: Vec::new(),
         };
         Fixture { dir, wheel, release }
@@ -109,6 +114,7 @@ impl Fixture {
                 ("cudaProfiler.h".to_string(), sha256(PROFILER_H)),
                 ("crt/host_defines.h".to_string(), sha256(HOST_DEFINES_H)),
             ]),
+            static_libraries: BTreeMap::new(),
         });
         release
     }
@@ -189,6 +195,47 @@ fn fetch_installs_verified_headers_then_reuses_them() {
 
     let again = fetch_with(&fixture.release, &cache, &absent_pip(), &driver()).unwrap();
     assert_eq!(again, headers);
+}
+
+/// The fixture's release with its wheel's archive pinned (as `expected`).
+fn with_archive(release: &Release, expected: &str) -> Release {
+    let mut release = release.clone();
+    release.static_libraries.insert(ARCHIVE_MEMBER.into(), expected.into());
+    release
+}
+
+#[test]
+fn a_static_archive_is_fetched_verified_then_reused() {
+    let fixture = Fixture::new();
+    let cache = fixture.cache();
+    let release = with_archive(&fixture.release, &sha256(ARCHIVE));
+    let path = fetch_static_library_with(&release, &cache, &fixture.serving_pip(), "libfoo_static.a").unwrap().unwrap();
+    assert_eq!(path, cache.library_dir("13.1.0").join("libfoo_static.a"));
+    assert_eq!(fs::read(&path).unwrap(), ARCHIVE);
+    assert_eq!(fixture.pip_runs().len(), 1);
+    // Cached: no pip. Damaged: fetched again.
+    assert_eq!(
+        fetch_static_library_with(&release, &cache, &absent_pip(), "libfoo_static.a").unwrap(),
+        Some(path.clone())
+    );
+    fs::write(&path, b"damaged").unwrap();
+    fetch_static_library_with(&release, &cache, &fixture.serving_pip(), "libfoo_static.a").unwrap();
+    assert_eq!(fs::read(&path).unwrap(), ARCHIVE);
+    assert_eq!(fixture.pip_runs().len(), 2);
+    // One the release does not pin is none, asked of no pip.
+    assert_eq!(fetch_static_library_with(&release, &cache, &absent_pip(), "libbar_static.a").unwrap(), None);
+    assert_eq!(fetch_static_library_with(&fixture.release, &cache, &absent_pip(), "libfoo_static.a").unwrap(), None);
+}
+
+#[test]
+fn a_static_archive_hash_mismatch_installs_nothing() {
+    let fixture = Fixture::new();
+    let cache = fixture.cache();
+    let release = with_archive(&fixture.release, &"0".repeat(64));
+    let error = fetch_static_library_with(&release, &cache, &fixture.serving_pip(), "libfoo_static.a").unwrap_err();
+    assert!(matches!(&error, HeadersError::HashMismatch { file, .. } if file.contains(ARCHIVE_MEMBER)), "{error:?}");
+    let left: Vec<_> = fs::read_dir(cache.library_dir("13.1.0")).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]

@@ -79,6 +79,10 @@ pub struct LibraryConventions {
     /// loader path.
     #[serde(default)]
     pub search: LibrarySearch,
+    /// The library's static archive, where a release's wheel ships one: the Python package
+    /// links it into the library's loader module, so no shared library is needed at run time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_library: Option<StaticLibrary>,
     /// What the Python bindings add: names their users see.
     pub python: PythonConventions,
     /// The library's doc alias commands: `\name` in its comments stands for this sentence,
@@ -96,6 +100,22 @@ pub struct WheelSource {
     /// The wheel's package name, or the start of it when the name carries a major-version
     /// suffix (`nvidia-foo` matches `nvidia-foo-cu12`).
     pub package: String,
+}
+
+/// A static archive of the library that one of its wheels ships (not every release's need have
+/// it): the catalogue pins it per release, a generated package carries it and links it into the
+/// library's loader module; for a release whose wheel lacks it, the package requires that wheel
+/// (of the release's major.minor), whose shared library the loader then finds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticLibrary {
+    /// The archive's file name in the wheel, e.g. `libfoo_static.a`.
+    pub file: String,
+    /// The extra (one of [`LibraryConventions::wheels`]) of the wheel that carries it.
+    pub wheel: String,
+    /// System libraries the archive's code calls into, linked after it (`dl`, `pthread`).
+    #[serde(default)]
+    pub link_libraries: Vec<String>,
 }
 
 /// The versioned entry-point lookup (`get_proc_address(name, &fn, version, flags, &status)`).
@@ -284,8 +304,27 @@ impl LibraryConventions {
             Some(pattern) if EntryPointTypedef::parse(pattern).is_none() => Some(format!(
                 "entry_point_typedef {pattern:?} needs `{{name}}` before `{{version}}`, with text between them"
             )),
-            _ => self.python_problem(),
+            _ => self.static_library_problem().or_else(|| self.python_problem()),
         }
+    }
+
+    /// What is wrong with the static archive's description, if anything: a wheel that is not
+    /// one of the library's, or a file name that is no plain archive name.
+    fn static_library_problem(&self) -> Option<String> {
+        let archive = self.static_library.as_ref()?;
+        if !self.wheels.iter().any(|w| w.extra == archive.wheel) {
+            return Some(format!("static_library: wheel {:?} is not one of the library's wheels", archive.wheel));
+        }
+        let plain =
+            |name: &str| !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-+".contains(&b));
+        if !plain(&archive.file) || !archive.file.ends_with(".a") {
+            return Some(format!("static_library: file {:?} is not an archive's file name", archive.file));
+        }
+        archive
+            .link_libraries
+            .iter()
+            .find(|l| !plain(l))
+            .map(|l| format!("static_library: {l:?} is not a library name"))
     }
 
     /// What is wrong with the Python conventions, if anything: the raise convention without
@@ -369,6 +408,7 @@ impl LibraryConventions {
         names.extend(self.wheels.iter().map(|w| w.package.as_str()));
         names.extend(self.search.wheel_dirs.values().map(String::as_str));
         names.extend(self.search.wheel_files.values().map(String::as_str));
+        names.extend(self.static_library.as_ref().map(|s| s.file.as_str()));
         if let Some(raise) = &p.raise_names {
             names.extend(
                 [&raise.function_prefix, &raise.type_prefix, &raise.constant_prefix, &raise.error].map(String::as_str),
@@ -481,6 +521,80 @@ mod entry_point_typedef_tests {
         let broken = super::LibraryConventions { entry_point_typedef: Some("PFN_{name}".into()), ..described };
         assert!(broken.problem().unwrap().contains("needs `{name}` before `{version}`"));
     }
+
+    #[test]
+    fn a_static_archive_comes_from_one_of_the_library_s_wheels() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../headers/libraries/cuda-runtime.toml");
+        let described: super::LibraryConventions = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let archive = described.static_library.clone().expect("the runtime describes its static archive");
+        assert_eq!(described.problem(), None);
+        let with = |archive: super::StaticLibrary| super::LibraryConventions {
+            static_library: Some(archive),
+            ..described.clone()
+        };
+        let elsewhere = with(super::StaticLibrary { wheel: "absent".into(), ..archive.clone() });
+        assert!(elsewhere.problem().unwrap().contains("not one of the library's wheels"));
+        let shared = with(super::StaticLibrary { file: "libfoo.so".into(), ..archive.clone() });
+        assert!(shared.problem().unwrap().contains("is not an archive's file name"));
+        let path = with(super::StaticLibrary { file: "../libfoo.a".into(), ..archive.clone() });
+        assert!(path.problem().unwrap().contains("is not an archive's file name"));
+        let flag = with(super::StaticLibrary { link_libraries: vec!["-lfoo bar".into()], ..archive });
+        assert!(flag.problem().unwrap().contains("is not a library name"));
+    }
+}
+
+#[cfg(test)]
+mod requirement_tests {
+    use super::{PackageConventions, RequirementSet};
+
+    fn set(ctk: &str) -> RequirementSet {
+        RequirementSet { ctk: ctk.into(), ..Default::default() }
+    }
+
+    #[test]
+    fn release_ranges_admit_as_written() {
+        let cases = [
+            (">=12.0, <12.9", [("12.0.0", true), ("12.8.2", true), ("12.9.0", false), ("11.8.0", false)]),
+            ("==12.9.*", [("12.9.0", true), ("12.9.2", true), ("12.10.0", false), ("13.0.0", false)]),
+            (">=13.3", [("13.3.0", true), ("13.5.0", true), ("13.2.2", false), ("14.0.0", true)]),
+            ("==13.2.*,!=13.2.1", [("13.2.0", true), ("13.2.1", false), ("13.2.2", true), ("13.20.0", false)]),
+        ];
+        for (range, releases) in cases {
+            for (ctk, admitted) in releases {
+                assert_eq!(set(range).admits(ctk), Ok(admitted), "{range} {ctk}");
+            }
+        }
+        for bad in ["13.1", ">=x", "~=13.1", ">=13.*", ""] {
+            assert!(set(bad).admits("13.1.0").is_err(), "{bad:?} read");
+        }
+    }
+
+    #[test]
+    fn a_release_takes_the_one_set_that_admits_it() {
+        let package = PackageConventions {
+            requirements: vec![set(">=12.0,<13"), set(">=13.0,<13.2"), set(">=13.1")],
+            ..Default::default()
+        };
+        assert_eq!(package.requirements_for("12.4.1").unwrap().unwrap().ctk, ">=12.0,<13");
+        assert_eq!(package.requirements_for("11.8.0").unwrap(), None);
+        assert!(package.requirements_for("13.1.2").unwrap_err().contains("admitted by two sets"));
+        let unreadable = PackageConventions { requirements: vec![set(">=14.0, 13")], ..Default::default() };
+        assert!(unreadable.problem().unwrap().contains("is not an operator and a version"));
+    }
+
+    #[test]
+    fn the_shipped_description_gives_every_catalogued_release_one_set() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let package: PackageConventions =
+            toml::from_str(&std::fs::read_to_string(root.join("headers/package.toml")).unwrap()).unwrap();
+        assert_eq!(package.problem(), None);
+        let catalogue: toml::Value =
+            toml::from_str(&std::fs::read_to_string(root.join("headers/ctk.toml")).unwrap()).unwrap();
+        for release in catalogue["release"].as_array().unwrap() {
+            let ctk = release["ctk"].as_str().unwrap();
+            assert!(package.requirements_for(ctk).unwrap().is_some(), "no requirement set admits {ctk}");
+        }
+    }
 }
 
 /// The package as a whole: modules it ships beside the library modules
@@ -494,6 +608,81 @@ pub struct PackageConventions {
     /// Private modules of the compatible package that libraries built on it import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub private: Option<PrivateModules>,
+    /// What the package's metadata requires, by release: the sets, each for the releases its
+    /// range admits; a release takes the one set that admits it (none: no requirements).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requirements: Vec<RequirementSet>,
+}
+
+/// Requirements of the package's metadata for some releases, as the compatible package of those
+/// releases declares them (each a PEP 508 requirement string, markers included).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequirementSet {
+    /// The releases it holds for: comma-separated clauses each all must meet, an operator
+    /// (`>=`, `<`, `<=`, `>`, `==`, `!=`) and a version, `==` also a prefix (`==13.2.*`).
+    pub ctk: String,
+    /// Why these: where they were read (shown to maintainers only).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
+    /// Required with the package itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<String>,
+    /// Each extra's requirements, by extra name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extras: BTreeMap<String, Vec<String>>,
+}
+
+impl RequirementSet {
+    /// Whether the set holds for release `ctk` (`13.1.2`); `Err` names a clause it cannot read.
+    pub fn admits(&self, ctk: &str) -> Result<bool, String> {
+        let version = numeric_version(ctk).ok_or_else(|| format!("{ctk:?} is not a release number"))?;
+        // Every clause is read, so an unreadable one is found whatever the release.
+        let mut admitted = true;
+        for clause in self.ctk.split(',').map(str::trim) {
+            let unreadable =
+                || format!("requirements: release range clause {clause:?} is not an operator and a version");
+            let op_len = clause.find(|c: char| c.is_ascii_digit()).ok_or_else(unreadable)?;
+            let (op, wanted) = (clause[..op_len].trim(), clause[op_len..].trim());
+            let (wanted, prefix) = match wanted.strip_suffix(".*") {
+                Some(stem) if op == "==" || op == "!=" => (stem, true),
+                Some(_) => return Err(unreadable()),
+                None => (wanted, false),
+            };
+            let wanted = numeric_version(wanted).ok_or_else(unreadable)?;
+            let same = if prefix {
+                version.len() >= wanted.len() && version[..wanted.len()] == wanted[..]
+            } else {
+                padded_cmp(&version, &wanted).is_eq()
+            };
+            let order = padded_cmp(&version, &wanted);
+            let met = match op {
+                "==" => same,
+                "!=" => !same,
+                ">=" => order.is_ge(),
+                ">" => order.is_gt(),
+                "<=" => order.is_le(),
+                "<" => order.is_lt(),
+                _ => return Err(unreadable()),
+            };
+            admitted &= met;
+        }
+        Ok(admitted)
+    }
+}
+
+/// The numbers of a dotted version; `None` for anything else.
+fn numeric_version(text: &str) -> Option<Vec<u64>> {
+    text.split('.').map(|part| part.parse().ok().filter(|_| part.bytes().all(|b| b.is_ascii_digit()))).collect()
+}
+
+/// Versions compared number by number, the shorter padded with zeros (`13.1` = `13.1.0`).
+fn padded_cmp(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
+    let len = a.len().max(b.len());
+    (0..len)
+        .map(|i| a.get(i).unwrap_or(&0).cmp(b.get(i).unwrap_or(&0)))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
 }
 
 /// Private modules of the compatible package, by the names clients import them under.
@@ -610,8 +799,39 @@ pub struct MajorVersionCheck {
 }
 
 impl PackageConventions {
-    /// What is wrong with the description, if anything: an ISA version that is not `major.minor`.
+    /// The requirement set for release `ctk`: the one whose range admits it (`None` when none
+    /// does); `Err` when two do, or a range cannot be read.
+    pub fn requirements_for(&self, ctk: &str) -> Result<Option<&RequirementSet>, String> {
+        let mut admitting = Vec::new();
+        for set in &self.requirements {
+            if set.admits(ctk)? {
+                admitting.push(set);
+            }
+        }
+        match admitting.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(one)),
+            [first, second, ..] => Err(format!(
+                "requirements: release {ctk} is admitted by two sets ({:?} and {:?})",
+                first.ctk, second.ctk
+            )),
+        }
+    }
+
+    /// Every extra any requirement set names, in name order: the package offers each, empty for
+    /// a release whose set does not name it.
+    pub fn extra_names(&self) -> Vec<&str> {
+        let names: std::collections::BTreeSet<&str> =
+            self.requirements.iter().flat_map(|set| set.extras.keys().map(String::as_str)).collect();
+        names.into_iter().collect()
+    }
+
+    /// What is wrong with the description, if anything: an ISA version that is not `major.minor`,
+    /// a release range that cannot be read.
     pub fn problem(&self) -> Option<String> {
+        if let Some(error) = self.requirements.iter().find_map(|set| set.admits("0").err()) {
+            return Some(error);
+        }
         let utils = self.utils.as_ref()?;
         let bad = utils.isa_releases.keys().find(|v| {
             let mut parts = v.split('.');

@@ -579,5 +579,27 @@ impl Api {
 pub struct OutputFile {
     /// Relative, `/`-separated.
     pub path: String,
+    /// The text of a text file; empty for a binary one.
     pub contents: String,
+    /// The bytes of a file that is not text (a library archive the package carries), written
+    /// as they are; `None` for a text file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<Vec<u8>>,
+}
+
+impl OutputFile {
+    /// A text file.
+    pub fn text(path: impl Into<String>, contents: impl Into<String>) -> OutputFile {
+        OutputFile { path: path.into(), contents: contents.into(), binary: None }
+    }
+
+    /// A file of any bytes.
+    pub fn binary(path: impl Into<String>, bytes: Vec<u8>) -> OutputFile {
+        OutputFile { path: path.into(), contents: String::new(), binary: Some(bytes) }
+    }
+
+    /// What the file holds, as bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.binary.as_deref().unwrap_or(self.contents.as_bytes())
+    }
 }

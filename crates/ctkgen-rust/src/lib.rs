@@ -158,7 +158,7 @@ pub fn emit(
 /// build, test and package together: the packaging of a crate that depends on another (`cargo
 /// package --workspace`) sees the other as it will be published.
 pub fn workspace_manifest(members: &[&str], command: &str) -> OutputFile {
-    OutputFile { path: "Cargo.toml".into(), contents: print_package::workspace_manifest(members, command) }
+    OutputFile::text("Cargo.toml", print_package::workspace_manifest(members, command))
 }
 
 /// Emits one package binding the library for every toolkit of `models` (any order; at most

@@ -235,7 +235,7 @@ pub fn files(
     separate_items_into(&mut lib, &mut previous_ended_item, &root);
     let mut files = Vec::new();
     if c.toolkits.exactly_one().is_some() {
-        files.push(OutputFile { path: "src/lib.rs".into(), contents: std::mem::take(&mut lib) });
+        files.push(OutputFile::text("src/lib.rs", std::mem::take(&mut lib)));
         lib.push_str(&header);
         previous_ended_item = false;
     }
@@ -244,14 +244,14 @@ pub fn files(
         separate_items_into(&mut lib, &mut previous_ended_item, &text);
     }
     let lib_path = if files.is_empty() { "src/lib.rs" } else { BINDINGS };
-    files.push(OutputFile { path: lib_path.into(), contents: lib });
+    files.push(OutputFile::text(lib_path, lib));
     let layout_test = take(&mut printed, 1)?.concat();
     let example = take(&mut printed, 1)?.concat();
     files.extend([
-        OutputFile { path: "Cargo.toml".into(), contents: cargo },
-        OutputFile { path: "README.md".into(), contents: print_package::readme(&c) },
-        OutputFile { path: "tests/layout.rs".into(), contents: layout_test },
-        OutputFile { path: EXAMPLE.into(), contents: example },
+        OutputFile::text("Cargo.toml", cargo),
+        OutputFile::text("README.md", print_package::readme(&c)),
+        OutputFile::text("tests/layout.rs", layout_test),
+        OutputFile::text(EXAMPLE, example),
     ]);
     files.sort();
     Ok(files)

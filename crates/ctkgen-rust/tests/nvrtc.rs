@@ -179,10 +179,10 @@ fn nvrtc_crates_build_pass_clippy_and_their_tests() {
         let api = model(release, json);
         let dir = tempfile::tempdir().unwrap();
         let files = emit(&api, &RustOptions::with_command("nvrtc test"), &conventions).unwrap();
-        for f in files.iter().chain([&ctkgen_ir::OutputFile {
-            path: "tests/nvrtc.rs".into(),
-            contents: CALLS.replace("@MAJOR@", &major.to_string()),
-        }]) {
+        for f in files
+            .iter()
+            .chain([&ctkgen_ir::OutputFile::text("tests/nvrtc.rs", CALLS.replace("@MAJOR@", &major.to_string()))])
+        {
             let path = dir.path().join(&f.path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, &f.contents).unwrap();

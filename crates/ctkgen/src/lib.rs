@@ -323,6 +323,12 @@ pub fn resolve_library_headers(
             if !extra.is_empty() {
                 headers.stand_ins = ws.graphics_stand_ins()?;
             }
+            if let Some(archive) = &conventions.static_library {
+                headers.static_library = ctkgen_headers::fetch_static_library(release, &ws.cache, &archive.file)?;
+                if headers.static_library.is_none() {
+                    headers.library_wheel_requirement = library_wheel_requirement(ws, release, &archive.wheel)?;
+                }
+            }
             headers
         }
         HeaderSource::CudaHome(dir) => {
@@ -339,6 +345,11 @@ pub fn resolve_library_headers(
             headers.extra_headers = extra_header_paths(&headers.include_dir, extra, present);
             if !headers.extra_headers.is_empty() {
                 headers.stand_ins = ws.graphics_stand_ins()?;
+            }
+            // The toolkit's own archive, where its library folders have one.
+            if let Some(archive) = &conventions.static_library {
+                headers.static_library =
+                    conventions.search.home_dirs.iter().map(|d| dir.join(d).join(&archive.file)).find(|p| p.is_file());
             }
             headers
         }
@@ -362,6 +373,8 @@ pub fn resolve_library_headers(
                 version_macro: names.version_macro.clone(),
                 per_thread_macros: Default::default(),
                 entry_point_typedef: None,
+                static_library: None,
+                library_wheel_requirement: None,
             }
         }
     };
@@ -377,6 +390,25 @@ pub fn resolve_library_headers(
     headers.per_thread_macros = conventions.per_thread.as_ref().map(|p| p.macros.clone()).unwrap_or_default();
     headers.entry_point_typedef = conventions.entry_point_typedef.clone();
     Ok(headers)
+}
+
+/// The requirement of the wheel of `release` that the toolkit meta-package's `extra` names (the
+/// catalogue's companion of that extra, else the release's main wheel when the primary library's
+/// first wheel is of that extra), for any wheel of the release's major.minor: `None` when the
+/// release has no such wheel.
+fn library_wheel_requirement(
+    ws: &Workspace,
+    release: &ctkgen_headers::Release,
+    extra: &str,
+) -> Result<Option<String>, PipelineError> {
+    let main_extra = ws.primary_library()?.conventions.wheels.first().map(|w| w.extra.clone());
+    let package = match release.companions.iter().find(|c| c.extra == extra) {
+        Some(companion) => &companion.package,
+        None if main_extra.as_deref() == Some(extra) => &release.package,
+        None => return Ok(None),
+    };
+    let minor: Vec<&str> = release.ctk.split('.').take(2).collect();
+    Ok(Some(format!("{package}=={}.*", minor.join("."))))
 }
 
 /// The extra headers of `include_dir` that `has` says are there, in the conventions' order.
@@ -441,8 +473,12 @@ pub fn refresh_catalogue(ws: &Workspace, log: &mut dyn FnMut(&str)) -> Result<Ca
         wheels: Vec::new(),
         required: std::iter::once(primary.header.clone()).chain(primary.typedefs_header.clone()).collect(),
         optional: Vec::new(),
+        static_libraries: Vec::new(),
     };
     for conventions in libraries.iter().map(|l| &l.conventions) {
+        if let Some(archive) = &conventions.static_library {
+            plan.static_libraries.push((archive.wheel.clone(), archive.file.clone()));
+        }
         for wheel in &conventions.wheels {
             let entry = (wheel.extra.clone(), wheel.package.clone());
             if !plan.wheels.contains(&entry) {
@@ -636,17 +672,32 @@ fn package_headers(libraries: &[BoundLibrary<'_>]) -> Result<Vec<OutputFile>, Pi
             let contents = std::fs::read_to_string(header)
                 .map_err(|source| PipelineError::Read { path: header.clone(), source })?;
             let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            files.push(OutputFile { path: format!("python/include/{name}"), contents });
+            files.push(OutputFile::text(format!("python/include/{name}"), contents));
         }
         // The extra headers include the graphics APIs' headers, which a build host may lack;
         // the included ones keep their subfolder (`sub/defines.h`).
         for (name, path) in headers.stand_ins.iter().chain(&headers.included) {
             let contents =
                 std::fs::read_to_string(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
-            files.push(OutputFile { path: format!("python/include/{name}"), contents });
+            files.push(OutputFile::text(format!("python/include/{name}"), contents));
+        }
+    }
+    // The static archives the loader modules link, as they are.
+    for library in libraries {
+        if let Some((archive, path)) = packaged_archive(library) {
+            let bytes = std::fs::read(path).map_err(|source| PipelineError::Read { path: path.clone(), source })?;
+            files.push(OutputFile::binary(format!("python/{archive}"), bytes));
         }
     }
     Ok(files)
+}
+
+/// Where the Python package carries `library`'s static archive (relative to `python/`), and the
+/// file it is copied from; `None` when its headers came without one.
+fn packaged_archive<'a>(library: &BoundLibrary<'a>) -> Option<(String, &'a PathBuf)> {
+    let archive = library.library.conventions.static_library.as_ref()?;
+    let path = library.headers.static_library.as_ref()?;
+    Some((format!("lib/{}", archive.file), path))
 }
 
 fn emit_cython(
@@ -667,6 +718,10 @@ fn emit_cython(
                 .filter_map(|name| libraries.iter().find(|other| &other.library.name == name))
                 .map(|other| other.library.conventions.python.module.clone())
                 .collect(),
+            packaging: ctkgen_cython::LibraryPackaging {
+                static_library: packaged_archive(l).map(|(archive, _)| archive),
+                requires: l.headers.library_wheel_requirement.iter().cloned().collect(),
+            },
             ..ctkgen_cython::CythonOptions::new(l.library.conventions.clone(), l.library.cython_params.clone())
         })
         .collect();

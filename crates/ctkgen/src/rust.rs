@@ -42,10 +42,7 @@ fn rust_dependencies<'a>(
 
 /// A crate's files under `rust/<folder>/`.
 fn rust_files(files: Vec<OutputFile>, folder: &str) -> Result<Vec<OutputFile>, PipelineError> {
-    Ok(files
-        .into_iter()
-        .map(|f| OutputFile { path: format!("rust/{folder}/{}", f.path), contents: f.contents })
-        .collect())
+    Ok(files.into_iter().map(|f| OutputFile { path: format!("rust/{folder}/{}", f.path), ..f }).collect())
 }
 
 /// One Rust crate per library for the toolkits of `toolkits` (each the libraries bound for one
@@ -79,7 +76,7 @@ pub fn emit_rust_crates(toolkits: &[Vec<BoundLibrary<'_>>], command: &str) -> Re
             let files = ctkgen_rust::emit_crate(&models, &rust, conventions, &dependencies)?;
             Ok(files
                 .into_iter()
-                .map(|f| OutputFile { path: format!("{}/{}", conventions.rust_crate, f.path), contents: f.contents })
+                .map(|f| OutputFile { path: format!("{}/{}", conventions.rust_crate, f.path), ..f })
                 .collect())
         })
         .collect();

@@ -98,7 +98,7 @@ fn manifest(files: &[OutputFile], ownership: Ownership) -> Option<OutputFile> {
         contents.push_str(path);
         contents.push('\n');
     }
-    Some(OutputFile { path: MANIFEST.into(), contents })
+    Some(OutputFile::text(MANIFEST, contents))
 }
 
 /// The files to write: `files`, then the manifest if there is one (borrowed: the files' contents
@@ -197,7 +197,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>, PipelineError> {
 /// Whether the file at `path` (of length `len`) holds exactly `contents`. A file of another
 /// length is not read: most changed files change length, and unchanged ones are the only ones
 /// worth the read.
-fn holds(path: &Path, len: u64, contents: &str) -> Result<bool, PipelineError> {
+fn holds(path: &Path, len: u64, contents: &[u8]) -> Result<bool, PipelineError> {
     if len != contents.len() as u64 {
         return Ok(false);
     }
@@ -206,7 +206,7 @@ fn holds(path: &Path, len: u64, contents: &str) -> Result<bool, PipelineError> {
     let read_err = |source| PipelineError::Read { path: path.to_path_buf(), source };
     let mut file = fs::File::open(path).map_err(read_err)?;
     let mut buffer = [0u8; 64 * 1024];
-    let mut expected = contents.as_bytes();
+    let mut expected = contents;
     loop {
         let n = file.read(&mut buffer).map_err(|source| PipelineError::Read { path: path.to_path_buf(), source })?;
         if n == 0 {
@@ -250,14 +250,22 @@ pub fn check_tree(dir: &Path, files: &[OutputFile], ownership: Ownership) -> Res
             None => staleness.missing.push(file.path.clone()),
             // The manifest lists the files: when it differs, a file is missing or obsolete too.
             Some(_) if is_manifest(&file.path, ownership) => {}
-            Some((path, len)) if !holds(&path, len, &file.contents)? => {
-                let bytes = read_file(&path)?;
-                let old = String::from_utf8_lossy(&bytes);
-                let diff = similar::TextDiff::from_lines(old.as_ref(), file.contents.as_str())
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(&format!("a/{}", file.path), &format!("b/{}", file.path))
-                    .to_string();
+            Some((path, len)) if !holds(&path, len, file.bytes())? => {
+                let diff = match &file.binary {
+                    // Bytes have no lines to show: what differs is said in one line.
+                    Some(bytes) => {
+                        format!("Binary files a/{0} and b/{0} differ ({len} bytes, now {1})\n", file.path, bytes.len())
+                    }
+                    None => {
+                        let bytes = read_file(&path)?;
+                        let old = String::from_utf8_lossy(&bytes);
+                        similar::TextDiff::from_lines(old.as_ref(), file.contents.as_str())
+                            .unified_diff()
+                            .context_radius(3)
+                            .header(&format!("a/{}", file.path), &format!("b/{}", file.path))
+                            .to_string()
+                    }
+                };
                 staleness.changed.push((file.path.clone(), diff));
             }
             Some(_) => {}
@@ -317,7 +325,7 @@ pub fn write_tree(dir: &Path, files: &[OutputFile], ownership: Ownership) -> Res
     let mut manifest_changed = false;
     for file in all_files.iter().copied() {
         match existing.get(&file.path) {
-            Some((path, len)) if holds(path, *len, &file.contents)? => {
+            Some((path, len)) if holds(path, *len, file.bytes())? => {
                 unchanged.insert(file.path.as_str());
                 if !is_manifest(&file.path, ownership) {
                     summary.unchanged += 1;
@@ -385,7 +393,7 @@ fn stage(
             return Ok(());
         }
         let mut out = fs::File::create(&target).map_err(write_err(&target))?;
-        out.write_all(file.contents.as_bytes()).map_err(write_err(&target))
+        out.write_all(file.bytes()).map_err(write_err(&target))
     })
 }
 
@@ -463,7 +471,7 @@ mod tests {
     use super::*;
 
     fn file(path: &str, contents: &str) -> OutputFile {
-        OutputFile { path: path.into(), contents: contents.into() }
+        OutputFile::text(path, contents)
     }
 
     #[test]
@@ -499,6 +507,29 @@ mod tests {
         let stale = check_tree(&out, &files, Ownership::Whole).unwrap();
         assert_eq!(stale.changed.len(), 1);
         assert!(stale.changed[0].1.contains("-line twO"));
+    }
+
+    #[test]
+    fn binary_files_are_written_byte_for_byte_and_checked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        // Not UTF-8: a text round trip would change it.
+        let bytes = vec![0x21, 0x3c, 0x61, 0xff, 0x00, 0xfe, 0x0a];
+        let files = vec![OutputFile::binary("lib/libx.a", bytes.clone()), file("a.txt", "a")];
+        let first = write_tree(&out, &files, Ownership::Manifest { command: "test" }).unwrap();
+        assert_eq!(first.written.len(), 2);
+        assert_eq!(fs::read(out.join("lib/libx.a")).unwrap(), bytes);
+        assert!(!write_tree(&out, &files, Ownership::Manifest { command: "test" }).unwrap().changed());
+        assert!(check_tree(&out, &files, Ownership::Manifest { command: "test" }).unwrap().is_fresh());
+        let mut edited = bytes.clone();
+        edited[3] = 0;
+        fs::write(out.join("lib/libx.a"), &edited).unwrap();
+        let stale = check_tree(&out, &files, Ownership::Manifest { command: "test" }).unwrap();
+        assert_eq!(stale.changed.len(), 1);
+        assert_eq!(stale.changed[0].1, "Binary files a/lib/libx.a and b/lib/libx.a differ (7 bytes, now 7)\n");
+        let again = write_tree(&out, &files, Ownership::Manifest { command: "test" }).unwrap();
+        assert_eq!(again.written, vec!["lib/libx.a".to_string()]);
+        assert_eq!(fs::read(out.join("lib/libx.a")).unwrap(), bytes);
     }
 
     #[test]

@@ -31,11 +31,29 @@ DEBUG_INFO = os.environ.get("CTKGEN_DEBUG_INFO") == "1"
 # Relative to this folder, where builds run (the sources are named relative to it too).
 BUILD = "build"
 os.makedirs(BUILD, exist_ok=True)
+# Static archives of libraries, each linked whole into its library's loader module, its symbols
+# kept from every other module; the loader then opens no shared copy of the library.
+# CTKGEN_STATIC_LIBRARIES=0 links none: the loaders find the shared libraries at run time.
+STATIC_LIBRARIES = {
+}
+LINK_STATIC = os.environ.get("CTKGEN_STATIC_LIBRARIES", "1") != "0"
 
 
 def cuda_include():
     home = os.environ.get("CUDA_HOME")
     return os.path.join(home, "include") if home else os.path.join(HERE, "include")
+
+
+def static_library(name):
+    """The macro and link arguments that link module `name`'s static archive, if it has one."""
+    if not LINK_STATIC or name not in STATIC_LIBRARIES:
+        return [], []
+    archive, libraries = STATIC_LIBRARIES[name]
+    path = os.path.join(HERE, archive)
+    if not os.path.isfile(path):
+        raise SystemExit(f"{path} is missing: generate the package again, or build with CTKGEN_STATIC_LIBRARIES=0")
+    link = ["-Wl,--whole-archive", path, "-Wl,--no-whole-archive", f"-Wl,--exclude-libs,{os.path.basename(path)}"]
+    return [("CTKGEN_STATIC_LIBRARY", "1")], link + [f"-l{library}" for library in libraries]
 
 
 class ParallelBuildExt(build_ext):
@@ -72,9 +90,9 @@ extensions = [
         libraries=["dl"],
         # Each class's tp_new as the classic direct call: Cython's vectorcall form converts the
         # argument tuple first, a cost on every object the binding creates.
-        define_macros=[("CYTHON_VECTORCALL_TPNEW", "0")],
+        define_macros=[("CYTHON_VECTORCALL_TPNEW", "0"), *static_library(name)[0]],
         extra_compile_args=[] if DEBUG_INFO else ["-g0"],
-        extra_link_args=[] if DEBUG_INFO else ["-Wl,--strip-debug"],
+        extra_link_args=([] if DEBUG_INFO else ["-Wl,--strip-debug"]) + static_library(name)[1],
     )
     for name in MODULES
     if not ONLY or name in ONLY
