@@ -17,7 +17,9 @@
 #   CLIENT_TESTS=0 ...   the programs only;   CLIENT_TEST_MODULES="numba.cuda.tests..." other modules
 #   CLIENT_SUITES="cudapy=numba.cuda.tests.cudapy cudadrv=numba.cuda.tests.cudadrv"   suites by name,
 #                        each run and reported on its own (default: one suite, `subset`, of the modules)
-#                        CLIENT_TESTS_TIMEOUT_<name>=S: that suite's time limit (else CLIENT_TESTS_TIMEOUT, 240)
+#                        CLIENT_TESTS_TIMEOUT_<name>=S: that suite's time limit (else CLIENT_TESTS_TIMEOUT, 240);
+#                        NAME=pytest:DIR runs the pytest suite in DIR instead (cuda.core's tests, test input only)
+#   CLIENT_EXTRA_WHEELS=DIR ...  every wheel in DIR installed (no dependencies) first on both sides' path
 #   LABEL=12.9 ...       named in the report's heading and file name (clients-12.9.md)
 #
 # (b) runs in an environment of its own (python/clients_env.py isolate): a pyvenv.cfg over the
@@ -98,6 +100,14 @@ if ! python3 -c 'import filecheck' 2>/dev/null; then
         filecheck_note="no filecheck (numba-cuda's test modules will not import)"
     fi
 fi
+# What a pytest suite needs beyond the host's packages (its plugins and imports), on both sides.
+extra_wheels_note=""
+if [ -n "${CLIENT_EXTRA_WHEELS:-}" ] && compgen -G "$CLIENT_EXTRA_WHEELS/*.whl" >/dev/null; then
+    python3 -m pip install -q --no-deps --no-index --no-compile --target "$work/extra-wheels" "$CLIENT_EXTRA_WHEELS"/*.whl \
+        >>"$work/carried.log" 2>&1 || finish 1 "FAILED: installing $CLIENT_EXTRA_WHEELS: $(tail -3 "$work/carried.log")"
+    extra=${extra:+$extra:}$work/extra-wheels
+    extra_wheels_note="; on both sides: $(cd "$CLIENT_EXTRA_WHEELS" && ls *.whl | paste -sd' ')"
+fi
 
 iso=$(python3 "$PY/clients_env.py" isolate --package "$ours" --venv "$work/isolated" 2>"$work/isolate.log") ||
     finish 1 "FAILED: the isolated environment: $(tail -5 "$work/isolate.log")"
@@ -141,7 +151,7 @@ fi
     echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
     echo "python3: $(command -v python3), $(python3 -c 'import sys; print(sys.version.split()[0])')"
     python3 -m pip list 2>/dev/null | grep -i -E '^(cuda-core|cuda-bindings|cuda-pathfinder|numba|numba-cuda|llvmlite|numpy|nvidia-nvjitlink|nvidia-nvvm|nvidia-cuda-nvrtc) '
-    echo "numpy: $numpy_note; $filecheck_note"
+    echo "numpy: $numpy_note; $filecheck_note$extra_wheels_note"
     echo "ours: $ours (first on PYTHONPATH), run by $iso; $(grep "$work/isolated:" "$work/isolate.log")"
     echo "official: ${OFFICIAL_WHEEL:+$(basename "$OFFICIAL_WHEEL") in $official_dir, run by }$official_py"
     echo "libraries: $libs_note"
@@ -161,11 +171,20 @@ run_side() {  # side, interpreter, PYTHONPATH, the folder cuda.bindings must com
         for entry in $SUITES; do
             local suite=${entry%%=*} modules=${entry#*=}
             local limit_var=CLIENT_TESTS_TIMEOUT_$suite
-            # shellcheck disable=SC2046 (one module a word)
-            (cd "$dir" && PYTHONPATH=$3 timeout "${!limit_var:-${CLIENT_TESTS_TIMEOUT:-240}}" "$2" -m numba.runtests -v \
-                -m "${CLIENT_TEST_JOBS:-8}" $(echo "$modules" | tr ',' ' ')) >"$dir/tests-$suite.log" 2>&1
+            local limit=${!limit_var:-${CLIENT_TESTS_TIMEOUT:-240}}
+            if [ "${modules#pytest:}" != "$modules" ]; then
+                # A pytest suite (cuda.core's): a copy per side, so neither writes beside the other;
+                # outcomes per test from the JUnit XML.
+                cp -r "${modules#pytest:}" "$dir/suite-$suite"
+                (cd "$dir/suite-$suite" && PYTHONPATH=$3 timeout "$limit" "$2" -m pytest -p no:cacheprovider -q -rfE \
+                    --junitxml="$dir/tests-$suite.xml" .) >"$dir/tests-$suite.log" 2>&1
+            else
+                # shellcheck disable=SC2046 (one module a word)
+                (cd "$dir" && PYTHONPATH=$3 timeout "$limit" "$2" -m numba.runtests -v \
+                    -m "${CLIENT_TEST_JOBS:-8}" $(echo "$modules" | tr ',' ' ')) >"$dir/tests-$suite.log" 2>&1
+            fi
             echo $? >"$dir/tests-$suite.status"
-            echo "clients: $1 numba-cuda tests $suite: exit $(cat "$dir/tests-$suite.status") after $(( $(date +%s) - started )) s"
+            echo "clients: $1 tests $suite: exit $(cat "$dir/tests-$suite.status") after $(( $(date +%s) - started )) s"
         done
     fi
 }

@@ -1,6 +1,7 @@
 """tests/gpu/python/clients_env.py's report, on logs written as numba's test runner writes them:
 what fails on ours only is named and fails the report, counts come from the summary or, for a run
-stopped by its time limit, from the verbose lines, and each suite is reported on its own."""
+stopped by its time limit, from the verbose lines, and each suite is reported on its own; a pytest
+suite (cuda.core's) is read from its JUnit XML."""
 import importlib.util
 import pathlib
 
@@ -70,7 +71,7 @@ def test_the_same_results_pass_and_every_suite_is_reported(tmp_path):
 def test_a_run_stopped_by_its_time_limit_counts_its_verbose_lines_and_fails(tmp_path):
     write_side(tmp_path / "official", "cudapy", finished_log(SAME), 1)
     write_side(tmp_path / "ours", "cudapy", verbose(SAME[:3]), 124)
-    counts, failing = clients_env.test_counts(str(tmp_path / "ours"), "cudapy")
+    counts, failing, _ = clients_env.test_counts(str(tmp_path / "ours"), "cudapy")
     assert counts["timed out"] and counts["ran"] == 3 and counts["passed"] == 2 and failing == []
     status, text = report(tmp_path, ["cudapy"])
     assert status == 1
@@ -79,5 +80,48 @@ def test_a_run_stopped_by_its_time_limit_counts_its_verbose_lines_and_fails(tmp_
 
 def test_failures_seen_only_in_verbose_lines_are_named(tmp_path):
     write_side(tmp_path / "ours", "cudapy", verbose([("test_a", "ok"), ("test_b", "FAIL")]), 124)
-    _, failing = clients_env.test_counts(str(tmp_path / "ours"), "cudapy")
+    _, failing, _ = clients_env.test_counts(str(tmp_path / "ours"), "cudapy")
     assert failing == [f"{MODULE}.test_b"]
+
+
+def junit(cases):
+    """A JUnit XML as pytest writes it: (name, outcome) with outcome passed, failure, error or skipped."""
+    body = "".join(f'<testcase classname="tests.test_x" name="{name}" time="0.1">'
+                   + ("" if outcome == "passed" else f'<{outcome} message="m">text</{outcome}>') + "</testcase>"
+                   for name, outcome in cases)
+    return f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{body}</testsuite></testsuites>'
+
+
+def write_pytest_side(folder, suite, cases, status):
+    write_side(folder, suite, "pytest output\n", status)
+    (folder / f"tests-{suite}.xml").write_text(junit(cases))
+
+
+def pytest_report(tmp_path):
+    out = tmp_path / "clients.md"
+    status = clients_env.report(str(tmp_path / "official"), str(tmp_path / "ours"), str(out),
+                                [("core", ["pytest:/somewhere/tests"])])
+    return status, out.read_text()
+
+
+def test_a_pytest_suite_names_what_fails_and_what_only_official_ran(tmp_path):
+    official = [("test_a", "passed"), ("test_b", "passed"), ("test_c", "passed"), ("test_d", "failure")]
+    ours = [("test_a", "passed"), ("test_b", "error"), ("test_c", "skipped"), ("test_d", "failure")]
+    write_pytest_side(tmp_path / "official", "core", official, 1)
+    write_pytest_side(tmp_path / "ours", "core", ours, 1)
+    status, text = pytest_report(tmp_path)
+    assert status == 1
+    assert "## pytest suite: core" in text
+    assert "Failing on ours only (1): tests.test_x::test_b" in text
+    assert "Failing on both (1): tests.test_x::test_d" in text
+    assert "Passed on official, not run or skipped on ours (1): tests.test_x::test_c" in text
+    assert "| passed | 3 | 1 |" in text and "| skipped | 0 | 1 |" in text
+
+
+def test_a_pytest_suite_with_the_same_outcomes_passes(tmp_path):
+    cases = [("test_a", "passed"), ("test_b", "skipped"), ("test_d", "failure")]
+    for side in ("official", "ours"):
+        write_pytest_side(tmp_path / side, "core", cases, 1)
+    status, text = pytest_report(tmp_path)
+    assert status == 0, text
+    assert "Passed on official, not run" not in text

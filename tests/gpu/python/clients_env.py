@@ -152,6 +152,29 @@ def cell(text):
     return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
 
 
+def junit_counts(xml_path, status):
+    """Counts and failing ids from a pytest suite's JUnit XML: one outcome per test case (a
+    case with a failure or error element failed; with a skipped element it was skipped)."""
+    import xml.etree.ElementTree as ElementTree
+    outcomes = {}
+    for case in ElementTree.parse(xml_path).iter("testcase"):
+        test_id = f"{case.get('classname')}::{case.get('name')}"
+        kinds = {child.tag for child in case}
+        outcome = ("error" if "error" in kinds else "failure" if "failure" in kinds
+                   else "skipped" if "skipped" in kinds else "passed")
+        # A test that passed but whose teardown errored appears once per phase: the worst wins.
+        order = ("passed", "skipped", "failure", "error")
+        if order.index(outcome) >= order.index(outcomes.get(test_id, "passed")):
+            outcomes[test_id] = outcome
+    values = list(outcomes.values())
+    counts = {"exit status": status, "ran": len(values), "passed": values.count("passed"),
+              "failures": values.count("failure"), "errors": values.count("error"), "skipped": values.count("skipped")}
+    if status == "124":
+        counts["timed out"] = True
+    failing = sorted(t for t, o in outcomes.items() if o in ("failure", "error"))
+    return counts, failing, {t for t, o in outcomes.items() if o == "passed"}
+
+
 def test_counts(folder, suite):
     """Counts from the unittest summary numba's runner prints for one suite, and the ids that
     failed. A run stopped by its time limit prints no summary: the counts are then those of the
@@ -166,6 +189,9 @@ def test_counts(folder, suite):
     if os.path.exists(status_file):
         with open(status_file) as f:
             status = f.read().strip()
+    xml_path = os.path.join(folder, f"tests-{suite}.xml")
+    if os.path.exists(xml_path):
+        return junit_counts(xml_path, status)
     counts = {"exit status": status, "ran": None, "passed": None, "failures": 0, "errors": 0, "skipped": 0,
               "expected failures": 0, "unexpected successes": 0, "seconds": None}
     ran = re.findall(r"^Ran (\d+) tests? in ([\d.]+)s", text, re.M)
@@ -192,7 +218,7 @@ def test_counts(folder, suite):
         counts["timed out"] = True
     failing = {m[1] for m in re.finditer(r"^(?:FAIL|ERROR): \S+ \(([^)]+)\)", text, re.M)}
     failing |= {m[1] for m in re.finditer(r"^\S+ \(([^)]+)\)(?:\n.*)? \.\.\. (?:FAIL|ERROR)$", text, re.M)}
-    return counts, sorted(failing)
+    return counts, sorted(failing), None
 
 
 def exit_status(folder, program):
@@ -249,18 +275,27 @@ def compare_suite(suite, modules, official_dir, ours_dir):
     official_tests, our_tests = test_counts(official_dir, suite), test_counts(ours_dir, suite)
     if not (official_tests or our_tests):
         return [], False
-    lines = [f"## numba-cuda's own tests: {suite}", "", f"Modules: {', '.join(modules)}", "",
+    kind = "pytest suite" if modules[0].startswith("pytest:") else "numba-cuda's own tests"
+    lines = [f"## {kind}: {suite}", "", f"Modules: {', '.join(modules)}", "",
              "| | official | ours |", "| --- | --- | --- |"]
     for key in dict.fromkeys([*(official_tests or ({},))[0], *(our_tests or ({},))[0]]):
         lines.append(f"| {key} | {(official_tests or ({},))[0].get(key)} | {(our_tests or ({},))[0].get(key)} |")
     ours_failing = set(our_tests[1]) if our_tests else set()
     official_failing = set(official_tests[1]) if official_tests else set()
     only_ours = sorted(ours_failing - official_failing)
+    # pytest suites also tell which tests passed: one that passed on official and was skipped on
+    # ours (a module ours lacks) fails nothing but is named.
+    passed_not_ours = []
+    if official_tests and our_tests and official_tests[2] is not None and our_tests[2] is not None:
+        passed_not_ours = sorted(official_tests[2] - our_tests[2] - ours_failing)
     lines += ["", f"Failing on ours only ({len(only_ours)}): " + (", ".join(only_ours) or "none"),
               f"Failing on both ({len(ours_failing & official_failing)}): "
               + (", ".join(sorted(ours_failing & official_failing)) or "none"),
               f"Failing on official only ({len(official_failing - ours_failing)}): "
               + (", ".join(sorted(official_failing - ours_failing)) or "none")]
+    if passed_not_ours:
+        lines.append(f"Passed on official, not run or skipped on ours ({len(passed_not_ours)}): "
+                     + ", ".join(passed_not_ours))
     bad = (our_tests is None or our_tests[0]["ran"] is None or bool(only_ours) or bool(our_tests[0].get("timed out"))
            or bool(official_tests and official_tests[0]["ran"] != our_tests[0]["ran"]))
     for side, folder in (("official", official_dir), ("ours", ours_dir)):
