@@ -176,7 +176,7 @@ run_side() {  # side, interpreter, PYTHONPATH, the folder cuda.bindings must com
                 # A pytest suite (cuda.core's): a copy per side, so neither writes beside the other;
                 # outcomes per test from the JUnit XML.
                 cp -r "${modules#pytest:}" "$dir/suite-$suite"
-                (cd "$dir/suite-$suite" && PYTHONPATH=$3 timeout "$limit" "$2" -m pytest -p no:cacheprovider -q -rfE \
+                (cd "$dir/suite-$suite" && PYTHONPATH=$3 timeout "$limit" "$2" -m pytest -p no:cacheprovider -p no:randomly --continue-on-collection-errors -q -rfE \
                     --junitxml="$dir/tests-$suite.xml" .) >"$dir/tests-$suite.log" 2>&1
             else
                 # shellcheck disable=SC2046 (one module a word)

@@ -22,9 +22,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CACHE = os.environ.get("CTKGEN_CACHE", os.path.join(REPO, ".ctkgen-cache"))
 CTKS = os.environ.get("CTKGEN_TEST_CTKS", "12.9,13.1").split(",")
 JOBS = os.environ.get("CTKGEN_BUILD_JOBS", str(os.cpu_count() or 1))
-# -O1: these builds are also the ones test_build_warnings reads, and some of gcc's warnings
-# (-Wmaybe-uninitialized) need the optimiser.
-UBSAN = "-O1 -Wall -Wextra -fsanitize=alignment,undefined -fno-sanitize-recover=all"
+# -Og: these builds are also the ones test_build_warnings reads, and some of gcc's warnings
+# (-Wmaybe-uninitialized) need the optimiser; -Og runs the analyses they need and compiles the
+# sanitized modules in half the time -O1 takes (10.8 s of CPU against 20.5 s for the largest).
+UBSAN = "-Og -Wall -Wextra -fsanitize=alignment,undefined -fno-sanitize-recover=all"
 
 
 def run(cmd, **kw):
@@ -184,8 +185,18 @@ def module_keys(root, cflags, cuda_home, static_libraries=True):
     """{module: content key} for every extension module of the generated package at `root`; a
     module that links a static archive is keyed by the archive and whether it is linked too, so
     an unlinked build recompiles that module alone."""
+    return _module_keys(root, f"{cflags}|{cuda_home}", static_libraries)
+
+
+def cython_keys(root):
+    """{module: key of the C that Cython makes of it}: its sources and Cython's version only, so
+    every variant of one content (sanitizers, flags, linked or not) cythonizes it once."""
+    return _module_keys(root, "cython output", None)
+
+
+def _module_keys(root, variant, static_libraries):
     folder = package_folder(root)
-    shared = hashlib.sha256(f"{cflags}|{cuda_home}|{sys.version}|{_cython_version()}".encode())
+    shared = hashlib.sha256(f"{variant}|{sys.version}|{_cython_version()}".encode())
     shared_files = sorted(glob.glob(os.path.join(folder, "*.pxd")) + glob.glob(os.path.join(folder, "*.h"))
                           + glob.glob(os.path.join(root, "include", "**", "*"), recursive=True)
                           + [os.path.join(root, "setup.py")])
@@ -202,7 +213,7 @@ def module_keys(root, cflags, cuda_home, static_libraries=True):
         for included in re.findall(rb'^include "([^"]+)"', text, re.M):
             digest.update(compiled_content(os.path.join(folder, included.decode())))
         module = os.path.basename(pyx)[:-len(".pyx")]
-        archive = linked.get(module)
+        archive = linked.get(module) if static_libraries is not None else None
         if archive:
             digest.update(f"linked={static_libraries}".encode())
             with open(archive, "rb") as f:
@@ -237,6 +248,8 @@ def _build_locked(src, target, cflags, modules, cuda_home, static_libraries):
     keys = {m: k for m, k in module_keys(target, cflags, cuda_home, static_libraries).items()
             if not modules or m in modules}
     store = os.path.join(CACHE, "cython-modules")
+    c_keys = cython_keys(target)
+    c_store = os.path.join(CACHE, "cython-c")
     missing, logs = [], []
     for module, key in keys.items():
         cached = os.path.join(store, key)
@@ -247,6 +260,7 @@ def _build_locked(src, target, cflags, modules, cuda_home, static_libraries):
         else:
             missing.append(module)
     if missing:
+        _reuse_cythonized(target, folder, missing, c_keys, c_store)
         env = dict(os.environ, CFLAGS=cflags, LDFLAGS=cflags if "sanitize" in cflags else "", CTKGEN_BUILD_JOBS=JOBS,
                    CTKGEN_BUILD_MODULES=",".join(missing))
         env["CTKGEN_STATIC_LIBRARIES"] = "1" if static_libraries else "0"
@@ -259,6 +273,7 @@ def _build_locked(src, target, cflags, modules, cuda_home, static_libraries):
         if result.returncode != 0:
             raise BuildFailed(result.stdout + result.stderr)
         logs.append(result.stdout + result.stderr)
+        _store_cythonized(target, folder, missing, c_keys, c_store)
         for module in missing:
             # Stored whole or not at all: a half-copied module is never taken for a built one.
             cached = os.path.join(store, keys[module])
@@ -276,6 +291,33 @@ def _build_locked(src, target, cflags, modules, cuda_home, static_libraries):
         log.write("".join(dict.fromkeys(logs)))
     open(os.path.join(target, ".built"), "w").close()
     return len(missing), len(keys) - len(missing)
+
+
+def _cythonized_path(target, folder, module):
+    """Where setup.py's cythonize writes module's C (its build_dir mirrors the sources' paths)."""
+    return os.path.join(target, "build", "cython", os.path.relpath(folder, target), module + ".c")
+
+
+def _reuse_cythonized(target, folder, modules, c_keys, c_store):
+    """Puts the C of each module cythonized before where cythonize looks, newer than its sources,
+    so that cythonize keeps it."""
+    for module in modules:
+        cached = os.path.join(c_store, c_keys[module] + ".c")
+        if os.path.exists(cached):
+            path = _cythonized_path(target, folder, module)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            shutil.copyfile(cached, path)
+
+
+def _store_cythonized(target, folder, modules, c_keys, c_store):
+    os.makedirs(c_store, exist_ok=True)
+    for module in modules:
+        cached = os.path.join(c_store, c_keys[module] + ".c")
+        path = _cythonized_path(target, folder, module)
+        if not os.path.exists(cached) and os.path.exists(path):
+            partial = f"{cached}.{os.getpid()}"
+            shutil.copyfile(path, partial)
+            os.replace(partial, cached)
 
 
 class BuildFailed(RuntimeError):
