@@ -133,13 +133,18 @@ fn run(what: &str, command: &mut Command) -> Result<String> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// The last non-blank line of `first`, else of `second`: what a failed tool said last.
+/// What a failed tool said of why: of `first`, else of `second`, the last line naming an error
+/// (a Python exception, a compiler's `error:`) other than pip's summary that a build failed, else
+/// the last non-blank line.
 pub fn last_line(first: &[u8], second: &[u8]) -> String {
+    let summary = |line: &str| line.starts_with("ERROR: Failed") || line.contains("subprocess-exited-with-error");
+    let cause = |line: &&str| (line.contains("Error:") || line.contains("error:")) && !summary(line);
     [first, second]
         .iter()
         .find_map(|bytes| {
             let text = String::from_utf8_lossy(bytes);
-            text.lines().map(str::trim).rfind(|line| !line.is_empty()).map(str::to_string)
+            let lines: Vec<&str> = text.lines().map(str::trim).filter(|line| !line.is_empty()).collect();
+            lines.iter().rev().find(|line| cause(line)).or(lines.last()).map(|line| line.to_string())
         })
         .unwrap_or_else(|| "it said nothing".to_string())
 }
