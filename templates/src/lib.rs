@@ -33,6 +33,7 @@ pub const CYTHON: &[(&str, &str)] = &[
     ("_internal_enum.py.j2", include_str!("../cython/_internal_enum.py.j2")),
     ("setup.py.j2", include_str!("../cython/setup.py.j2")),
     ("pyproject.toml.j2", include_str!("../cython/pyproject.toml.j2")),
+    ("MANIFEST.in.j2", include_str!("../cython/MANIFEST.in.j2")),
     ("README.md.j2", include_str!("../cython/README.md.j2")),
     ("report.txt.j2", include_str!("../cython/report.txt.j2")),
 ];

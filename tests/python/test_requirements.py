@@ -109,15 +109,44 @@ def judge(found, explained, minors):
 
 
 @pytest.fixture(scope="module")
-def compared(tmp_path_factory):
-    """{minor: (official, ours)} for every checked release."""
+def generated(tmp_path_factory):
+    """{minor: the generated package's pyproject.toml} for every checked release."""
     newest = catalogue_newest()
     out = {}
     for minor in MINORS:
         folder = tmp_path_factory.mktemp(f"requirements-{minor}")
         xtask("generate", "--ctk", newest[minor], "--lang", "cython", "--out", str(folder))
-        out[minor] = (official_requirements(OFFICIAL[minor]), our_requirements(folder / "python" / "pyproject.toml"))
+        out[minor] = folder / "python" / "pyproject.toml"
     return out
+
+
+@pytest.fixture(scope="module")
+def compared(generated):
+    """{minor: (official, ours)} for every checked release."""
+    return {minor: (official_requirements(OFFICIAL[minor]), our_requirements(pyproject))
+            for minor, pyproject in generated.items()}
+
+
+def official_metadata(version):
+    folder = parity.unpacked(CACHE, "cuda-bindings", version)
+    (path,) = glob.glob(os.path.join(folder, "*.dist-info", "METADATA"))
+    with open(path) as f:
+        return email.parser.Parser().parse(f, headersonly=True)
+
+
+def test_requires_python_and_classifiers_are_the_officials(generated):
+    """`Requires-Python` is the official wheel's; where it states none, the oldest Python its
+    classifiers name (what `cargo xtask release` reads to choose interpreters). The classifiers
+    are the official ones less the licence's (the package's licence is its own)."""
+    for minor, pyproject in generated.items():
+        official = official_metadata(OFFICIAL[minor])
+        with open(pyproject, "rb") as f:
+            project = tomllib.load(f)["project"]
+        classifiers = [c for c in official.get_all("Classifier") or [] if not c.startswith("License ::")]
+        assert project.get("classifiers", []) == classifiers, minor
+        pythons = [c.rsplit(" :: ", 1)[1] for c in classifiers if c.startswith("Programming Language :: Python :: 3.")]
+        expected = official.get("Requires-Python") or f">={min(pythons, key=lambda v: [int(p) for p in v.split('.')])}"
+        assert project["requires-python"] == expected, (minor, project["requires-python"], expected)
 
 
 def test_every_official_requirement_is_ours_or_listed(compared):

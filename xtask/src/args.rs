@@ -218,3 +218,33 @@ pub struct OracleArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
+
+#[derive(Args)]
+pub struct ReleaseArgs {
+    /// A CTK from headers/ctk.toml: `13.1` means the newest patch of 13.1.
+    #[arg(long, conflicts_with = "all")]
+    pub ctk: Option<String>,
+    /// Every CTK in the catalogue (newest patch of each minor), one after another.
+    #[arg(long)]
+    pub all: bool,
+    /// Bind only this library (repeat for several), as `generate --library` does; default: every
+    /// described library.
+    #[arg(long = "library", value_name = "NAME")]
+    pub libraries: Vec<String>,
+    /// Build a wheel with this interpreter (repeat for several) instead of with every CPython 3
+    /// found (pyenv's versions, then python3.N on PATH; one per wheel tag). Either way an
+    /// interpreter the release's Requires-Python does not admit is skipped, saying so.
+    #[arg(long = "python", value_name = "PATH")]
+    pub pythons: Vec<PathBuf>,
+    /// Import name of the package, as for `generate`: by default the official one, so the
+    /// distribution is `cuda-bindings` and its metadata follows the official wheel's.
+    #[arg(long, value_name = "NAME", default_value = "cuda.bindings")]
+    pub python_package: String,
+    /// Output folder: each CTK's release goes to DIR/<release>/. Default: the repository's
+    /// target/ctkgen/release/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Wheels built side by side (default: one per core; each compiles on its share of them).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}

@@ -115,9 +115,9 @@ struct Generated {
 
 /// What one source has of the chosen libraries: those it ships, each with its headers and
 /// model, and those it does not (the catalogue lists their header for other releases only).
-struct Models {
-    libraries: Vec<ctkgen::Library>,
-    models: Vec<(ctkgen::HeaderSet, ctkgen::Api)>,
+pub struct Models {
+    pub libraries: Vec<ctkgen::Library>,
+    pub models: Vec<(ctkgen::HeaderSet, ctkgen::Api)>,
     skipped: Vec<ctkgen::Library>,
 }
 
@@ -184,7 +184,7 @@ fn all_command(args: &GenerateArgs) -> String {
 /// is generated without it, and the report says so); each library is asked in turn, so a
 /// source's first problem is the one reported. With `alone`, the process parses nothing after
 /// this source: libclang's pages go as soon as the last library is read, and stages are told.
-fn read_models(
+pub fn read_models(
     ws: &Workspace,
     source: &HeaderSource,
     libraries: &[ctkgen::Library],
@@ -407,6 +407,40 @@ fn emit_one(
         std::mem::forget(files);
     }
     Ok(Generated { label, report, stale_files })
+}
+
+/// Writes what `generate --ctk <ctk> --out <out>` writes, every language, with the package
+/// named `python_package`; returns the release's label (`13.1.2`), what generation said and the
+/// models read (a release's notes compare them with the previous CTK's).
+pub fn generate_into(
+    ws: &Workspace,
+    ctk: &str,
+    libraries: &[String],
+    python_package: &str,
+    out: &std::path::Path,
+) -> Result<(String, String, Models)> {
+    let args = GenerateArgs {
+        ctk: Some(ctk.to_string()),
+        all: false,
+        header: None,
+        cuda_home: None,
+        libraries: libraries.to_vec(),
+        // Emitting reads no option of these; the headers are read with the defaults below.
+        read: crate::args::ReadArgs { target: ctkgen::DEFAULT_TARGET.into(), std: Vec::new() },
+        out: Some(out.to_path_buf()),
+        lang: Lang::All,
+        python_package: python_package.to_string(),
+        check: false,
+        jobs: None,
+        legacy_inline_layout: false,
+        strict_integers: false,
+    };
+    ctkgen::check_python_package(python_package)?;
+    let chosen = ws.chosen_libraries(libraries)?;
+    let source = HeaderSource::Ctk(ctk.to_string());
+    let models = read_models(ws, &source, &chosen, &ReadOptions::default(), false)?;
+    let generated = emit_one(ws, &source, &models, &args, Languages::All)?;
+    Ok((generated.label, generated.report, models))
 }
 
 /// A progress bar on a terminal, plain lines elsewhere (logs, CI).

@@ -9,6 +9,7 @@ mod headers;
 mod measure;
 mod model;
 mod progress;
+mod release;
 mod suites;
 
 use std::path::Path;
@@ -18,7 +19,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use ctkgen::Workspace;
 
-use args::{BenchArgs, DiffArgs, GenerateArgs, HeadersCommand, IrArgs, OracleArgs};
+use args::{BenchArgs, DiffArgs, GenerateArgs, HeadersCommand, IrArgs, OracleArgs, ReleaseArgs};
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "Generate CUDA driver bindings from cuda.h (run as `cargo xtask`)")]
@@ -33,6 +34,10 @@ enum Command {
     Ir(IrArgs),
     /// Write the Cython package and/or the Rust -sys crate for one or every CTK.
     Generate(GenerateArgs),
+    /// Build one CTK's release (or every CTK's) into target/ctkgen/release/<release>/: the sdist,
+    /// a wheel per supported CPython found (repaired to a manylinux tag, checked, installed and
+    /// imported in a fresh venv), the Rust crates, RELEASE-NOTES.md and SHA256SUMS.
+    Release(ReleaseArgs),
     /// Fetch, list or refresh the CTK headers.
     #[command(subcommand)]
     Headers(HeadersCommand),
@@ -126,6 +131,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Ir(args) => model::ir(&ws, args),
         Command::Generate(args) => generate::generate(&ws, args),
+        Command::Release(args) => release::release(&ws, args),
         Command::Headers(command) => headers::headers(&ws, command),
         Command::Oracle(args) => model::oracle(&ws, args),
         Command::AbiSummaries { check } => model::abi_summaries(&ws, check),

@@ -281,11 +281,18 @@ struct StaticLink {
     link_libraries: Vec<String>,
 }
 
-/// The requirements of the package's metadata: its own and each extra's.
+/// The Python releases a package supports when the package description's set for its release
+/// does not say (a header outside the catalogue): the oldest any set names.
+const DEFAULT_REQUIRES_PYTHON: &str = ">=3.9";
+
+/// The requirements of the package's metadata: its own and each extra's, the Python releases it
+/// supports and its classifiers.
 struct PackageMetadata {
     dependencies: Vec<String>,
     /// Every extra the package description names, each with its requirements for this release.
     extras: Vec<(String, Vec<String>)>,
+    requires_python: String,
+    classifiers: Vec<String>,
 }
 
 /// The package description's requirement set for `release`, then what each library adds.
@@ -294,7 +301,12 @@ fn package_metadata(
     release: &str,
 ) -> Result<PackageMetadata, CythonEmitError> {
     let Some((_, first, _)) = libraries.first() else {
-        return Ok(PackageMetadata { dependencies: Vec::new(), extras: Vec::new() });
+        return Ok(PackageMetadata {
+            dependencies: Vec::new(),
+            extras: Vec::new(),
+            requires_python: DEFAULT_REQUIRES_PYTHON.into(),
+            classifiers: Vec::new(),
+        });
     };
     let set = first.package.requirements_for(release).map_err(CythonEmitError::PackageDescription)?;
     let mut dependencies: Vec<String> = set.map(|s| s.dependencies.clone()).unwrap_or_default();
@@ -309,7 +321,9 @@ fn package_metadata(
         .into_iter()
         .map(|name| (name.to_string(), set.and_then(|s| s.extras.get(name)).cloned().unwrap_or_default()))
         .collect();
-    Ok(PackageMetadata { dependencies, extras })
+    let requires_python = set.and_then(|s| s.requires_python.clone()).unwrap_or_else(|| DEFAULT_REQUIRES_PYTHON.into());
+    let classifiers = set.map(|s| s.classifiers.clone()).unwrap_or_default();
+    Ok(PackageMetadata { dependencies, extras, requires_python, classifiers })
 }
 
 /// Refuses libraries that cannot share one package: package-wide options that differ, or two
@@ -457,6 +471,8 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
         static_links => minijinja::Value::from_serialize(&static_links),
         dependencies => metadata.dependencies,
         extras => metadata.extras,
+        requires_python => metadata.requires_python,
+        classifiers => metadata.classifiers,
         ..first.clone()
     };
     let pkg = package_dir(&first.get_attr("package").map(|p| p.to_string()).unwrap_or_default());
@@ -491,6 +507,7 @@ pub fn emit_package(libraries: &[(&Api, &CythonOptions, &ParsedDocs)]) -> Result
     for (path, template) in [
         ("python/setup.py", "setup.py.j2"),
         ("python/pyproject.toml", "pyproject.toml.j2"),
+        ("python/MANIFEST.in", "MANIFEST.in.j2"),
         ("python/README.md", "README.md.j2"),
         ("python/ctkgen_params_report.txt", "report.txt.j2"),
     ] {

@@ -631,6 +631,13 @@ pub struct RequirementSet {
     /// Each extra's requirements, by extra name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extras: BTreeMap<String, Vec<String>>,
+    /// The Python releases the package supports, as the metadata's `Requires-Python` states them
+    /// (`>=3.10`); `cargo xtask release` builds a wheel for each interpreter it admits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_python: Option<String>,
+    /// The metadata's trove classifiers (`Programming Language :: Python :: 3.12`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classifiers: Vec<String>,
 }
 
 impl RequirementSet {

@@ -57,10 +57,21 @@ def static_library(name):
 
 
 class ParallelBuildExt(build_ext):
+    """Cythonizes the modules when they are built, not whenever setup.py runs: an sdist or the
+    metadata pip asks for first then cost no Cython run."""
+
     def finalize_options(self):
         super().finalize_options()
         if not self.parallel:
             self.parallel = JOBS
+
+    def run(self):
+        # Each module's C file, made now: its sources become that file.
+        made = cythonize(self.extensions, nthreads=JOBS, language_level=3, build_dir=os.path.join(BUILD, "cython"))
+        sources = {ext.name: ext.sources for ext in made}
+        for ext in self.extensions:
+            ext.sources = sources[ext.name]
+        super().run()
 
 
 class OwnFilesBuild(build):
@@ -107,7 +118,7 @@ SUBPACKAGES = sorted(
 setup(
     packages=[PACKAGE, *SUBPACKAGES],
     package_data={PACKAGE: ["*.pxd", "*.pyi", "*.h", "*.pyx", "*.pxi"]},
-    ext_modules=cythonize(extensions, nthreads=JOBS, language_level=3, build_dir=os.path.join(BUILD, "cython")),
+    ext_modules=extensions,
     cmdclass={"build": OwnFilesBuild, "build_ext": ParallelBuildExt},
     options={"build": {"build_base": BUILD}, "egg_info": {"egg_base": BUILD}},
     zip_safe=False,
