@@ -125,3 +125,12 @@ def test_a_pytest_suite_with_the_same_outcomes_passes(tmp_path):
     status, text = pytest_report(tmp_path)
     assert status == 0, text
     assert "Passed on official, not run" not in text
+
+
+def test_a_crash_on_ours_only_fails_the_report_though_every_outcome_agrees(tmp_path):
+    cases = [("test_a", "passed"), ("test_d", "failure")]
+    write_pytest_side(tmp_path / "official", "core", cases, 1)
+    write_pytest_side(tmp_path / "ours", "core", cases, 139)
+    status, text = pytest_report(tmp_path)
+    assert status == 1
+    assert "Ours was killed by signal 11 (exit status 139); official exited with 1" in text

@@ -296,7 +296,17 @@ def compare_suite(suite, modules, official_dir, ours_dir):
     if passed_not_ours:
         lines.append(f"Passed on official, not run or skipped on ours ({len(passed_not_ours)}): "
                      + ", ".join(passed_not_ours))
+    # A signal (exit status 128+N: 139 is a segmentation fault) on ours where official exited
+    # normally fails the suite even when every test's outcome was written before the crash.
+    crashed = None
+    if our_tests and official_tests:
+        ours_status, official_status = str(our_tests[0]["exit status"]), str(official_tests[0]["exit status"])
+        if ours_status.isdigit() and int(ours_status) > 128 and ours_status != "124" and ours_status != official_status:
+            crashed = ours_status
+            lines += ["", f"**Ours was killed by signal {int(ours_status) - 128} (exit status {ours_status}); "
+                          f"official exited with {official_status}**"]
     bad = (our_tests is None or our_tests[0]["ran"] is None or bool(only_ours) or bool(our_tests[0].get("timed out"))
+           or crashed is not None
            or bool(official_tests and official_tests[0]["ran"] != our_tests[0]["ran"]))
     for side, folder in (("official", official_dir), ("ours", ours_dir)):
         lines += ["", f"<details><summary>{side}: end of tests-{suite}.log</summary>", "", "```",
