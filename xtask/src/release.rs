@@ -224,15 +224,9 @@ fn release_one(
 /// `<hex>  <name>` a line for each file, in name order (what `sha256sum -c` reads).
 fn sha256sums(files: &[OutputFile]) -> String {
     use sha2::Digest;
-    let mut lines: Vec<String> = files
-        .iter()
-        .map(|f| {
-            let hex: String = sha2::Sha256::digest(f.bytes()).iter().map(|b| format!("{b:02x}")).collect();
-            format!("{hex}  {}\n", f.path)
-        })
-        .collect();
-    lines.sort_by(|a, b| a[66..].cmp(&b[66..]));
-    lines.concat()
+    let mut sorted: Vec<&OutputFile> = files.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    sorted.iter().map(|f| format!("{:x}  {}\n", sha2::Sha256::digest(f.bytes()), f.path)).collect()
 }
 
 /// The sdist of the generated package (`python -m build --sdist`, the package's pinned build
