@@ -52,24 +52,29 @@ PY
 cp "target/gpu-rust/tma-rust-tests-$CTK_13" "target/gpu-rust/tma-rust-tests-$CTK_12" "$BUNDLE/bin/"
 cp tests/gpu/run.sh tests/gpu/report.py "$BUNDLE/"
 cp tests/gpu/kernels/tma_kernels.cu "$BUNDLE/kernels/"
-cp tests/gpu/python/tma_suite.py tests/gpu/python/graph_programs.py tests/gpu/python/run_suite.py "$BUNDLE/python/"
-# The runtime library of the 12.x release (about 1 MiB), from the wheel the catalogue names for it:
-# a GPU host with only a 13.x toolkit has no libcudart.so.12 for the 12.x package's runtime module.
+cp tests/gpu/python/tma_suite.py tests/gpu/python/graph_programs.py tests/gpu/python/fatbin_programs.py tests/gpu/python/run_suite.py "$BUNDLE/python/"
+# The runtime and nvFatbin libraries of the 12.x release (about 1 and 2 MiB), from the wheels the
+# catalogue names for them: a GPU host with only a 13.x toolkit has no libcudart.so.12 or
+# libnvfatbin.so.12 for the 12.x package's modules.
 python3 - "$CTK_12" "$BUNDLE/lib" <<'PY'
 import glob, subprocess, sys, tempfile, tomllib, zipfile
 minor, target = sys.argv[1], sys.argv[2]
 with open("headers/ctk.toml", "rb") as f:
     releases = [r for r in tomllib.load(f)["release"] if r["ctk"].startswith(minor + ".")]
 release = releases[-1]
-with tempfile.TemporaryDirectory() as tmp:
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                    "-d", tmp, f"{release['package']}=={release['wheel_version']}"], check=True)
-    (wheel,) = glob.glob(f"{tmp}/*.whl")
-    with zipfile.ZipFile(wheel) as z:
-        for name in z.namelist():
-            if "/lib/libcudart.so." in name:
-                with open(f"{target}/{name.rsplit('/', 1)[1]}", "wb") as out:
-                    out.write(z.read(name))
+wanted = [(release["package"], release["wheel_version"], "libcudart.so.")]
+wanted += [(c["package"], c["wheel_version"], "libnvfatbin.so.") for c in release.get("companion", [])
+           if c["extra"] == "nvfatbin"]
+for package, version, stem in wanted:
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "-d", tmp, f"{package}=={version}"], check=True)
+        (wheel,) = glob.glob(f"{tmp}/*.whl")
+        with zipfile.ZipFile(wheel) as z:
+            for name in z.namelist():
+                if f"/lib/{stem}" in name:
+                    with open(f"{target}/{name.rsplit('/', 1)[1]}", "wb") as out:
+                        out.write(z.read(name))
 PY
 printf 'CTK_13=%s\nCTK_12=%s\nFEATURE_13=%s\nFEATURE_12=%s\n' "$CTK_13" "$CTK_12" \
     "$(feature_of "$CTK_13")" "$(feature_of "$CTK_12")" >"$BUNDLE/MANIFEST"

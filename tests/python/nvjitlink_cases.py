@@ -170,3 +170,12 @@ def case_a_read_only_output_buffer_is_refused(n):
         return "no error"
     finally:
         n.destroy(handle)
+
+
+def assert_real(ours):
+    """The calls reached the library and did their work: the results are real."""
+    size, magic, _ = ours["link_ptx_to_cubin"]["value"]
+    assert size > 0 and magic == "7f454c46"
+    (kind, status, message, name, _), error_log = ours["bad_input_raises_with_the_error_log"]["value"]
+    assert kind == "nvJitLinkError" and status != 0 and message == f"{name} ({status})" and "ERROR" in error_log
+    assert ours["a_read_only_output_buffer_is_refused"]["error"] == "ValueError"

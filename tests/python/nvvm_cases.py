@@ -179,3 +179,12 @@ def case_a_buffer_shorter_than_its_size_is_refused(n):
         return "no error"
     finally:
         n.destroy_program(prog)
+
+
+def assert_real(ours):
+    """The calls reached the library and did their work: the results are real."""
+    size, ptx, log_size, _ = ours["verify_and_compile"]["value"]
+    assert size == len(ptx) and ".entry add_one" in ptx and log_size == 1
+    assert ours["invalid_option_raises"]["value"][:3] == ["nvvmError", 7, "ERROR_INVALID_OPTION (7)"]
+    assert ours["a_buffer_shorter_than_its_size_is_refused"]["error"] == "ValueError"
+    assert ours["result_into_a_memoryview"]["value"] is True

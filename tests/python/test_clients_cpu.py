@@ -10,15 +10,16 @@ parity pin), on the official package; the results (digests of everything compile
 warnings) must be equal. cuda.core asks the driver for its version before it compiles PTX: the
 fake driver answers (ours through CTKGEN_LIBCUDA, the official one as libcuda.so.1).
 
-cuda.core imports `cuda.bindings.cynvvm` and `cynvjitlink`, and numba-cuda compiles through
-`cuda.bindings.nvvm`: while the package has not these modules, the comparison asserts that the
-import fails on exactly such a module and skips, naming the missing ones. The GPU side of the
+cuda.core imports the modules the official release of its CTK has (`cynvvm`, `cynvjitlink`, and
+from 13.2 on `nvml`): while the package lacks one of them, the comparison asserts that the import
+fails on exactly such a module and skips, naming the missing ones. The GPU side of the
 same programs is tests/gpu/clients.sh."""
 import fcntl
 import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,8 +40,6 @@ with open(os.path.join(REPO, "tests", "parity", "clients.toml"), "rb") as f:
 # The clients as published, and the pure packages they need (numba's own bound keeps numpy < 2.6).
 CLIENTS = ["cuda-core==1.2.2", "numba-cuda==0.30.4"]
 DEPENDENCIES = ["cuda-pathfinder==1.9.1", "numba==0.68.1", "llvmlite==0.50.0", "numpy==2.2.6", "packaging==26.4"]
-# The modules of the package the clients need that other work adds (issue 34, item 3).
-JIT_MODULES = ["nvjitlink", "nvvm", "cynvjitlink", "cynvvm", "_internal/nvjitlink", "_internal/nvvm"]
 
 
 def library_wheels(ctk):
@@ -92,8 +91,20 @@ def clients(venv):  # noqa: F811 (pytest's fixture argument)
                           capture_output=True, text=True, check=True).stdout.strip()
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-    missing = [m for m in JIT_MODULES if not any(n.startswith(f"cuda/bindings/{m}.") for n in names)]
+    official = both_modules.official_path(CACHE, ctk)
+    missing = [] if official is None else [m for m in official_extension_modules(official[0])
+                                           if not any(n.startswith(f"cuda/bindings/{m}.") for n in names)]
     return ctk, interpreter, site, missing
+
+
+def official_extension_modules(root):
+    """The compiled modules of an unpacked official release, as `name` or `_internal/name`."""
+    out = []
+    for folder in ("", "_internal"):
+        for name in sorted(os.listdir(os.path.join(root, "cuda", "bindings", folder))):
+            if name.endswith(".so"):
+                out.append(os.path.join(folder, name.split(".")[0]))
+    return out
 
 
 def clean_env(**extra):
@@ -176,8 +187,11 @@ def test_ours_gives_the_official_results(ours_run, official_run, clients):
     if missing:
         # The clients stop at import, on one of the modules the package does not have yet.
         error = out["results"]["imports"].get("error", "")
-        assert error.startswith("ModuleNotFoundError: No module named 'cuda.bindings."), out["results"]
-        named = error.split("'")[1][len("cuda.bindings."):].replace(".", "/")
+        if error.startswith("ModuleNotFoundError: No module named 'cuda.bindings."):
+            named = error.split("'")[1][len("cuda.bindings."):].replace(".", "/")
+        else:  # `from cuda.bindings import nvml`
+            assert error.startswith("ImportError: cannot import name "), out["results"]
+            named = re.match(r"ImportError: cannot import name '?(\w+)", error).group(1)
         assert named in missing, (named, missing)
         pytest.skip(f"the package has no {', '.join(missing)} yet: cuda.core stops at import ({error})")
     official = official_run[1]["results"]

@@ -29,6 +29,7 @@ fn conventions() -> LibraryConventions {
         constant_prefix: "WIDGET_".into(),
         case: NameCase::Snake,
         error: "widgetError".into(),
+        null_string: None,
     });
     conventions.python.internal = Some(InternalModule { module: "widget".into(), key: "__{name}".into() });
     assert_eq!(conventions.problem(), None);

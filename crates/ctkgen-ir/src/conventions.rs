@@ -255,6 +255,10 @@ pub struct RaiseNames {
     pub case: NameCase,
     /// The exception raised for a status other than success; it carries the status as `.status`.
     pub error: String,
+    /// What a function that returns a string gives back where the library returns NULL: this
+    /// text, or None when absent.
+    #[serde(default)]
+    pub null_string: Option<String>,
 }
 
 /// How a name is spelled after its prefix is stripped.

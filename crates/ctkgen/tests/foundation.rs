@@ -330,6 +330,9 @@ fn gcc_agrees_with_every_library_in_every_ctk() {
     for library in libraries.iter().skip(1) {
         for version in all_ctks() {
             let source = ctkgen::HeaderSource::Ctk(version.clone());
+            if !ctkgen::source_has_library(&ws, &source, library).unwrap() {
+                continue; // a release before the library shipped (nvFatbin: 12.4 on)
+            }
             let headers = ctkgen::resolve_library_headers(&ws, &source, library).unwrap();
             let api = ctkgen::read_api(&ws, &headers, &ctkgen::ReadOptions::default())
                 .unwrap_or_else(|e| panic!("{} {version}: {e}", library.name));

@@ -20,6 +20,7 @@ import traceback
 
 import numpy as np
 
+import fatbin_programs
 import graph_programs
 
 # Tile shapes compiled into tests/gpu/kernels/tma_kernels.cu.
@@ -1347,6 +1348,8 @@ TESTS.update({
 })
 # Graph programs published for cuda.bindings (graph_programs.py), on this module's package.
 TESTS.update(graph_programs.tests(sys.modules[__name__]))
+# Fatbinaries packed by the package's nvfatbin module (fatbin_programs.py).
+TESTS.update(fatbin_programs.tests(sys.modules[__name__]))
 
 
 def run_test(name):

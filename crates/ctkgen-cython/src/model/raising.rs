@@ -5,6 +5,8 @@
 //! convention decides ([`ParamKind`]); this pass says how each kind is passed here, and refuses
 //! a kind the convention has no form for, naming the function and parameter.
 
+use std::collections::BTreeMap;
+
 use ctkgen_ir::{Api, ConstantValue, NameCase, RaiseNames, Type};
 use serde::Serialize;
 
@@ -24,6 +26,8 @@ pub struct RaiseView {
     /// The status enum's class, as renamed.
     pub result_class: String,
     pub success_value: String,
+    /// What a function returning a string gives back for NULL, as a Python expression.
+    pub null_string: String,
     pub functions: Vec<RaiseFunctionView>,
 }
 
@@ -158,9 +162,13 @@ pub fn function_name(names: &RaiseNames, c_name: &str) -> String {
     py_ident(&cased(stripped(c_name, &names.function_prefix), names.case))
 }
 
-/// A parameter's Python name.
-pub fn param_name(names: &RaiseNames, c_name: &str) -> String {
-    py_ident(&cased(c_name, names.case))
+/// A parameter's Python name: as the description's table spells it (`parameter_names`), else in
+/// the convention's case.
+pub fn param_name(names: &RaiseNames, spelled: &BTreeMap<String, String>, c_name: &str) -> String {
+    match spelled.get(c_name) {
+        Some(name) => name.clone(),
+        None => py_ident(&cased(c_name, names.case)),
+    }
 }
 
 /// The library's enums under the convention's names: the class without the type prefix, each
@@ -251,13 +259,14 @@ pub(super) fn build(
         let c_function =
             api.function(&f.name).ok_or_else(|| CythonEmitError::Raise(format!("{}: not in the IR", f.name)))?;
         let py_function = function_name(names, &f.name);
-        let py_names: Vec<String> = c_function.params.iter().map(|p| param_name(names, &p.name)).collect();
+        let spelled = &conventions.python.parameter_names;
+        let py_names: Vec<String> = c_function.params.iter().map(|p| param_name(names, spelled, &p.name)).collect();
         let renamed = |status_name: &str| {
             f.params
                 .iter()
                 .position(|q| q.py_name == status_name)
                 .map(|i| py_names[i].clone())
-                .unwrap_or_else(|| param_name(names, status_name))
+                .unwrap_or_else(|| param_name(names, spelled, status_name))
         };
         let mut params = Vec::new();
         for ((p, c_param), py_name) in f.params.iter().zip(&c_function.params).zip(&py_names) {
@@ -281,7 +290,7 @@ pub(super) fn build(
                 ParamKind::StrArray { count } => RaiseKind::Strings { count: count.as_deref().map(renamed) },
                 ParamKind::Address => {
                     let len = match options.overrides.get(&f.name, &c_param.name) {
-                        Some(Override::InBytes { len }) => Some(param_name(names, len)),
+                        Some(Override::InBytes { len }) => Some(param_name(names, spelled, len)),
                         _ => None,
                     };
                     let writable = !matches!(api.resolve(&c_param.ty), Type::Pointer { pointee_const: true, .. });
@@ -323,6 +332,7 @@ pub(super) fn build(
         let outputs = params.iter().filter(|p| !p.input).count();
         let mut returns: Vec<String> = params.iter().filter(|p| !p.input).map(RaiseParam::stub_type).collect();
         let stub_returns = match (f.returns_string, returns.len()) {
+            (true, _) if names.null_string.is_some() => "str".to_string(),
             (true, _) => "Optional[str]".to_string(),
             (false, 0) => "None".to_string(),
             (false, 1) => returns.remove(0),
@@ -349,6 +359,7 @@ pub(super) fn build(
         error: names.error.clone(),
         result_class: enums.get(result_index).map(|e| e.class.clone()).unwrap_or_default(),
         success_value: success.to_string(),
+        null_string: names.null_string.as_deref().map_or_else(|| "None".to_string(), |text| format!("\"{}\"", crate::names::string_literal(text))),
         functions: views,
     })
 }
