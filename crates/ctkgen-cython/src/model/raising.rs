@@ -359,7 +359,10 @@ pub(super) fn build(
         error: names.error.clone(),
         result_class: enums.get(result_index).map(|e| e.class.clone()).unwrap_or_default(),
         success_value: success.to_string(),
-        null_string: names.null_string.as_deref().map_or_else(|| "None".to_string(), |text| format!("\"{}\"", crate::names::string_literal(text))),
+        null_string: names
+            .null_string
+            .as_deref()
+            .map_or_else(|| "None".to_string(), |text| format!("\"{}\"", crate::names::string_literal(text))),
         functions: views,
     })
 }

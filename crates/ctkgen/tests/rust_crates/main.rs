@@ -88,7 +88,10 @@ impl Toolkits {
     /// Whether the CTK at `index` ships the library whose crate is `name` (its crate has a
     /// feature for that CTK).
     fn ships(&self, index: usize, name: &str) -> bool {
-        self.libraries.iter().zip(&self.ctks[index].1).any(|(l, model)| l.conventions.rust_crate == name && model.is_some())
+        self.libraries
+            .iter()
+            .zip(&self.ctks[index].1)
+            .any(|(l, model)| l.conventions.rust_crate == name && model.is_some())
     }
 }
 
