@@ -57,9 +57,19 @@ pub fn rust_crates(ws: &Workspace, ctk: Option<String>) -> Result<ExitCode> {
             models.iter().map(|(l, _, _)| format!("{}/{feature}", l.conventions.rust_crate)).collect();
         let features = features.join(",");
         built += 1;
-        let clippy =
-            ["clippy", "--workspace", "--all-targets", "--quiet", "--features", &features, "--", "-D", "warnings"];
-        let test = ["test", "--workspace", "--quiet", "--features", &features];
+        // The crates of the libraries it does not ship have no such feature: left out.
+        let mut selection = vec!["--workspace".to_string()];
+        for library in all_libraries.iter().filter(|l| !models.iter().any(|(m, _, _)| m.name == l.name)) {
+            selection.extend(["--exclude".to_string(), library.conventions.rust_crate.clone()]);
+        }
+        selection.extend(["--features".to_string(), features]);
+        let clippy = [
+            &["clippy"][..],
+            &selection.iter().map(String::as_str).collect::<Vec<_>>(),
+            &["--all-targets", "--quiet", "--", "-D", "warnings"],
+        ]
+        .concat();
+        let test = [&["test"][..], &selection.iter().map(String::as_str).collect::<Vec<_>>(), &["--quiet"]].concat();
         for (step, args) in [("clippy", &clippy[..]), ("test", &test[..])] {
             println!("==> {feature} ({ctk}): cargo {step}");
             let status = std::process::Command::new(cargo())
