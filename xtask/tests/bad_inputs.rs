@@ -188,7 +188,7 @@ fn unknown_libraries_and_one_header_for_several() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let line = fails(&["generate", "--ctk", "13.1", "--library", "nope", "--out", out.to_str().unwrap()], &[], "nope");
-    assert!(line.contains("known: cuda-driver, cuda-runtime, nvjitlink, nvrtc, nvvm"), "{line}");
+    assert!(line.contains("known: cuda-driver, cuda-runtime, nvfatbin, nvjitlink, nvrtc, nvvm"), "{line}");
     fails(&["ir", "--ctk", "13.1", "--library", "nope"], &[], "no library named nope");
     let header = root().join("tests/headers/propagate.h").display().to_string();
     let args = ["generate", "--header", &header, "--library", "cuda-driver", "--library", "nvrtc", "--out"];

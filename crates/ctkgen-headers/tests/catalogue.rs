@@ -81,7 +81,28 @@ fn lists_every_release_from_12_0_0_to_13_5_0() {
                 _ => panic!("{}: not one companion with {header}: {:?}", release.ctk, release.companions),
             }
         };
-        assert_eq!(release.companions.len(), 5, "{}: {:?}", release.ctk, release.companions);
+        // nvFatbin.h in nvFatbin's own wheel, from 12.4 on.
+        let minor_number: Vec<u32> = release.ctk.split('.').take(2).map(|p| p.parse().unwrap()).collect();
+        let has_fatbin = minor_number >= vec![12, 4];
+        assert_eq!(release.companions.len(), 5 + usize::from(has_fatbin), "{}: {:?}", release.ctk, release.companions);
+        if has_fatbin {
+            let fatbin = by_header("nvFatbin.h");
+            let names: Vec<&str> = fatbin.headers.keys().map(String::as_str).collect();
+            assert_eq!((fatbin.extra.as_str(), names), ("nvfatbin", vec!["nvFatbin.h"]), "{}", release.ctk);
+            let (expected_package, folder) = if cu12 {
+                ("nvidia-nvfatbin-cu12", "nvidia/nvfatbin/include")
+            } else {
+                ("nvidia-nvfatbin", "nvidia/cu13/include")
+            };
+            assert_eq!(
+                (fatbin.package.as_str(), fatbin.include_dir.as_str()),
+                (expected_package, folder),
+                "{}",
+                release.ctk
+            );
+            let (minor, _) = release.ctk.rsplit_once('.').unwrap();
+            assert!(fatbin.wheel_version.starts_with(&format!("{minor}.")), "{}", release.ctk);
+        }
         let (profiler, crt, nvrtc) =
             (by_header("cudaProfiler.h"), by_header("crt/host_defines.h"), by_header("nvrtc.h"));
         let (nvjitlink, nvvm) = (by_header("nvJitLink.h"), by_header("nvvm.h"));

@@ -62,6 +62,13 @@ pub(super) fn parse_inlines(text: &str, aliases: &DocAliases) -> Vec<Inline> {
             '\\' | '@' => {
                 let word_len = rest[1..].find(|c: char| !is_ident_char(c)).unwrap_or(rest.len() - 1);
                 let word = &rest[1..1 + word_len];
+                if c == '\\' && word.starts_with(|d: char| d.is_ascii_digit()) {
+                    // `'\0'`: a C escape in prose, not a command (no command starts with a digit).
+                    plain.push('\\');
+                    plain.push_str(word);
+                    i += 1 + word_len;
+                    continue;
+                }
                 if c == '\\' && rest[1..].starts_with('\\') {
                     // `\\n` in the source is a C escape sequence written out: show it as code.
                     let len = rest[2..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len() - 2);
@@ -141,6 +148,18 @@ pub(super) fn parse_inlines(text: &str, aliases: &DocAliases) -> Vec<Inline> {
                 out.push(Inline::Ref { name: name.to_string(), call });
             }
             '`' => match rest[1..].find('`') {
+                // `text <https://...>`__, a link some headers write in reStructuredText: the
+                // text, then the address.
+                Some(len) if rest[1 + len + 1..].starts_with('_') && link_text(&rest[1..1 + len]).is_some() => {
+                    let (label, url) = link_text(&rest[1..1 + len]).expect("checked");
+                    plain.push_str(label);
+                    plain.push_str(" (");
+                    flush(&mut plain, &mut out);
+                    out.push(Inline::Url(url.to_string()));
+                    plain.push(')');
+                    i += len + 2;
+                    i += text[i..].len() - text[i..].trim_start_matches('_').len();
+                }
                 Some(len) if len > 0 && !rest[1..1 + len].contains("\n\n") => {
                     flush(&mut plain, &mut out);
                     out.push(Inline::Code(rest[1..1 + len].replace('\n', " ").trim().to_string()));
@@ -215,6 +234,14 @@ pub(super) fn parse_inlines(text: &str, aliases: &DocAliases) -> Vec<Inline> {
     }
     flush(&mut plain, &mut out);
     out
+}
+
+/// `text <https://...>` (a reStructuredText link's inside): the text and the address.
+fn link_text(inside: &str) -> Option<(&str, &str)> {
+    let (label, url) = inside.strip_suffix('>')?.rsplit_once('<')?;
+    let label = label.trim_end();
+    let plain_url = (url.starts_with("https://") || url.starts_with("http://")) && !url.contains(char::is_whitespace);
+    (plain_url && !label.is_empty()).then_some((label, url))
 }
 
 /// Where the next character that may start an inline construct is (never at 0). All of them

@@ -70,6 +70,11 @@ impl Doc {
             let line = lines[i];
             let trimmed = line.trim();
             i += 1;
+            if trimmed == "<!--" || trimmed == "-->" {
+                // An HTML comment's markers on lines of their own (a header may wrap a whole
+                // comment in one): the text between them is the documentation there is.
+                continue;
+            }
             if is_code_start(trimmed) {
                 // A code block belongs to whatever section it appears in, whole.
                 let mut block = vec![Cow::Borrowed(line)];

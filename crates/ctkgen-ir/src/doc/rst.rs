@@ -360,6 +360,28 @@ mod tests {
     }
 
     #[test]
+    fn a_c_escape_in_prose_is_kept() {
+        // `\0` is no command: the backslash stays, escaped for reStructuredText.
+        assert_eq!(rst("The null character ('\\0')."), "The null character ('\\\\0').\n");
+    }
+
+    #[test]
+    fn html_comment_markers_on_their_own_lines_are_dropped() {
+        assert_eq!(
+            rst("<!--\n\\brief Adds an index.\n\nNo way to make one yet.\n-->"),
+            "Adds an index.\n\nNo way to make one yet.\n"
+        );
+    }
+
+    #[test]
+    fn a_restructuredtext_link_is_its_text_and_address() {
+        assert_eq!(
+            rst("As ptxas takes. `See here <https://example.com/a#b>`__."),
+            "As ptxas takes. See here (https://example.com/a#b).\n"
+        );
+    }
+
+    #[test]
     fn a_stray_colon_before_a_reference_is_dropped() {
         // `:::fooInit` is a typo of `::fooInit`; a third colon would be left before the role.
         assert_eq!(rst("See ::fooUnknown, :::fooInit."), "See ``fooUnknown``, :py:obj:`~pkg.fooInit`.\n");

@@ -22,12 +22,14 @@ use ctkgen::{Api, HeaderSet, HeaderSource, Library, Ownership, ReadOptions};
 
 const COMMAND: &str = "cargo xtask generate --all";
 
+/// One library's headers and model in one release, None where the release does not ship it.
+type Model = Option<(HeaderSet, Api)>;
+
 /// Every CTK's release and its models of every library, read once per test binary.
 struct Toolkits {
     libraries: Vec<Library>,
-    /// Oldest first: the release and each library's headers and model, None where the release
-    /// does not ship the library.
-    ctks: Vec<(String, Vec<Option<(HeaderSet, Api)>>)>,
+    /// Oldest first: the release and each library's model.
+    ctks: Vec<(String, Vec<Model>)>,
 }
 
 fn toolkits() -> &'static Toolkits {
