@@ -65,9 +65,11 @@ def one_import(path, package, modules):
 
 
 def one_floor():
+    """(seconds, the modules an interpreter has loaded before it runs anything)."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], env=env_with(""), check=True)
-    return time.perf_counter() - started
+    out = subprocess.run([sys.executable, "-c", "import sys; print(' '.join(sys.modules))"], env=env_with(""),
+                         capture_output=True, text=True, check=True).stdout
+    return time.perf_counter() - started, set(out.split())
 
 
 def one_dlopen(files):
@@ -76,9 +78,11 @@ def one_dlopen(files):
     return float(out)
 
 
-def kind_of(name, file, package):
+def kind_of(name, file, package, at_start_up=frozenset()):
+    if name in at_start_up:
+        return "interpreter start-up (in the floor, before the imports)"
     if not (name == package or name.startswith(package + ".")):
-        return "outside the package (standard library, dependencies)"
+        return "outside the package: the standard library and dependencies it imports"
     if file.endswith(".so"):
         return "extension modules: dlopen + init"
     return "Python modules: their bodies (enum classes, re-exports)"
@@ -103,33 +107,37 @@ def main():
         samples["wall"].append(wall)
         for name, us in times.items():
             own.setdefault(name, []).append(us)
-        samples["floor"].append(one_floor())
+        floor, at_start_up = one_floor()
+        samples["floor"].append(floor)
         samples["dlopen"].append(one_dlopen(shared))
     median = {k: statistics.median(v) for k, v in samples.items()}
     # A module seen in only some rounds counts 0 in the others.
     own_median = {name: statistics.median(v + [0] * (args.rounds - len(v))) / 1e3 for name, v in own.items()}
     kinds = {}
     for name, ms in own_median.items():
-        kind = kind_of(name, files.get(name, "-"), args.package)
+        kind = kind_of(name, files.get(name, "-"), args.package, at_start_up)
         kinds[kind] = kinds.get(kind, 0.0) + ms
     print(f"Import of {args.package}.{{{args.modules}}} from {args.path or 'the installed package'}: "
           f"{args.rounds} fresh interpreters, medians (python {sys.version.split()[0]})\n")
     print("| what | ms |")
     print("| --- | ---: |")
     print(f"| the imports, timed inside the process | {median['in_process'] * 1e3:.1f} |")
+    start_up = kinds.pop(kind_of("", "", args.package, {""}), 0.0)
     for kind, ms in sorted(kinds.items(), key=lambda kv: -kv[1]):
         print(f"| of which {kind} (own times under -X importtime) | {ms:.1f} |")
     print(f"| floor: dlopen of the same {len(shared)} shared objects alone, inside the process | {median['dlopen'] * 1e3:.1f} |")
     print(f"| whole process | {median['wall'] * 1e3:.1f} |")
     print(f"| floor: an interpreter that imports nothing | {median['floor'] * 1e3:.1f} |")
-    print(f"\nThe {args.top} largest own times:\n")
+    print(f"| of which the modules it loads at start-up (own times under -X importtime) | {start_up:.1f} |")
+    print(f"\nThe {args.top} largest own times after start-up:\n")
     print("| module | kind | ms |")
     print("| --- | --- | ---: |")
-    for name, ms in sorted(own_median.items(), key=lambda kv: -kv[1])[:args.top]:
-        print(f"| {name} | {kind_of(name, files.get(name, '-'), args.package).split(':')[0]} | {ms:.2f} |")
+    for name, ms in sorted(((n, ms) for n, ms in own_median.items() if n not in at_start_up), key=lambda kv: -kv[1])[:args.top]:
+        print(f"| {name} | {kind_of(name, files.get(name, '-'), args.package, at_start_up).split(':')[0]} | {ms:.2f} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"modules": args.modules, "rounds": args.rounds, "median_s": median, "kinds_ms": kinds,
+                       "start_up_ms": start_up,
                        "own_ms": own_median, "shared_objects": shared}, f, indent=1)
 
 

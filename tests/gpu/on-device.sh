@@ -112,6 +112,12 @@ if [ "${FAMILY:-1}" = 1 ] && [ -d "$BUNDLE/pkgs/as-cuda-bindings" ]; then
     modules=$(cd "$cb/cuda/bindings" && ls -- *.py | grep -v '^_' | sed 's/\.py$//' | paste -sd, -)
     python3 "$ROOT/tests/bench/import_time.py" --ours "$cb" --modules "$modules" --rounds "${IMPORT_ROUNDS:-15}" \
         --json "$RESULTS/import_time.json" | tee "$RESULTS/import_time.md" || failed=1
+    # Where each side's import goes (tests/bench/import_breakdown.py), both sides in this run.
+    for side in ours official; do
+        python3 "$ROOT/tests/bench/import_breakdown.py" --path "$([ $side = ours ] && echo "$cb")" --modules "$modules" \
+            --rounds "${IMPORT_ROUNDS:-15}" --top 12
+    done >"$RESULTS/import_breakdown.md" 2>&1 || failed=1
+    cat "$RESULTS/import_breakdown.md"
 fi
 if [ -n "$clients_job" ]; then
     wait "$clients_job" || failed=1

@@ -196,6 +196,9 @@ def plant(root):
     text = open(path).read()
     look_alike = ("class _LookAlikeType(type):\n"
                   "    __call__ = type(_FastEnum).__call__\n"
+                  "    __getattr__ = type(_FastEnum).__getattr__\n"
+                  "    __singletons__ = vars(type(_FastEnum))['__singletons__']\n"
+                  "    __members__ = vars(type(_FastEnum))['__members__']\n"
                   "    __iter__ = lambda cls: iter(cls.__singletons__.values())\n"
                   "    __len__ = lambda cls: len(cls.__singletons__)\n"
                   "    __contains__ = lambda cls, v: v in cls.__singletons__\n"

@@ -154,3 +154,52 @@ def test_direct_member_writes_keep_checks_and_subclass_attributes(package):
     assert out["errors"] == ["OverflowError", "OverflowError", "TypeError", "TypeError", "AttributeError",
                              "NotImplementedError"]
     assert out["after"] == [7, 0x1000]
+
+
+LAZY_MEMBERS = r'''
+import json, pickle
+import ctkgen_cuda.driver as cuda
+import ctkgen_cuda._driver_enums as enums
+classes = [c for c in vars(enums).values() if isinstance(c, type) and issubclass(c, cuda.CUresult.__mro__[1])
+           and c is not cuda.CUresult.__mro__[1]]
+pending = lambda c: "_ctkgen_pending" in vars(c)
+out = {"classes": len(classes), "pending_after_import": sum(map(pending, classes))}
+fmt = cuda.CUarray_format
+out["format_pending"] = pending(fmt)
+# A compiled record reads an enum member through the table it took at import.
+desc = cuda.CUDA_ARRAY_DESCRIPTOR()
+desc.Format = 3
+member = desc.Format
+out["read_through_table"] = [type(member).__name__, member.name, pending(fmt)]
+kinds = cuda.CUmemAllocationType
+out["dir_makes"] = [pending(kinds), "CU_MEM_ALLOCATION_TYPE_PINNED" in dir(kinds), pending(kinds)]
+out["after"] = [repr(kinds.CU_MEM_ALLOCATION_TYPE_PINNED), kinds(1) is kinds.CU_MEM_ALLOCATION_TYPE_PINNED,
+                pickle.loads(pickle.dumps(kinds(1))) is kinds(1), len(kinds) == len(list(kinds)) > 1,
+                1 in kinds, kinds["CU_MEM_ALLOCATION_TYPE_PINNED"] is kinds(1)]
+attr = cuda.CUmemLocationType
+out["attribute_makes"] = [pending(attr), int(attr.CU_MEM_LOCATION_TYPE_DEVICE) == 1, pending(attr)]
+try:
+    cuda.CUmemLocationType.NO_SUCH_MEMBER
+except AttributeError as error:
+    out["missing"] = str(error)
+print(json.dumps(out))
+'''
+
+
+def test_enum_members_are_made_on_first_use(package):
+    """Importing the driver makes the classes, not their members (import time, issue 48); a
+    member comes to be when the class is first asked for one, by name, by value, by `dir()`, or
+    through a compiled module's table, and is then the one member of that value."""
+    ctk, path = package
+    result = python(path, LAZY_MEMBERS)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    # The module's own aliases (`X_enum = X`) and the few classes a compiled module makes a
+    # member of at import (CUresult's success value) are the exceptions.
+    assert out["classes"] > 100 and out["pending_after_import"] > out["classes"] - 10, out
+    assert out["format_pending"] is True
+    assert out["read_through_table"] == ["CUarray_format", "CU_AD_FORMAT_UNSIGNED_INT32", False]
+    assert out["dir_makes"] == [True, True, False]
+    assert out["after"] == ["<CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED: 1>", True, True, True, True, True]
+    assert out["attribute_makes"] == [True, True, False]
+    assert out["missing"] == "type object 'CUmemLocationType' has no attribute 'NO_SUCH_MEMBER'"

@@ -324,8 +324,18 @@ cdef object _view(object cls, void* address, object owner):
     return r
 
 
-cdef object _enum_value(dict members, long long value):
+cdef object _member(dict members, long long value):
+    """The member of `value` in an enum's table by value, or None. A table whose members are not
+    made yet holds its class under None: asking the class for its table makes them."""
     member = members.get(value)
+    if member is None and None in members:
+        members[None].__singletons__
+        member = members.get(value)
+    return member
+
+
+cdef object _enum_value(dict members, long long value):
+    member = _member(members, value)
     return value if member is None else member
 
 
@@ -908,7 +918,7 @@ cdef class _Scalar:
 
 cdef str _unsupported(str what, dict members, long long value):
     """The message for a selector value that has no typed value here (bookkeeping, or unknown)."""
-    member = members.get(value)
+    member = _member(members, value)
     return f"{what}: {member.name if member is not None else value} is not supported"
 
 

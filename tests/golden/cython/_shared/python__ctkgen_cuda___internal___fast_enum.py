@@ -7,12 +7,28 @@ member up by value is one dict lookup. Every enum of the package's library modul
 
 
 def _add_members(cls, members):
-    """Makes the members of `cls` from `(name, value, doc)` triples, in order: the first name of
-    a value makes its member, an int instance of `cls` carrying the doc; a later name with that
-    value is an alias naming the same member. The generated enum modules call it right after the
-    class statement, so creating one of their classes scans no class body."""
-    by_name = {}
-    by_value = {}
+    """Gives `cls` its members, `(name, value, doc)` triples in order, made when the class is
+    first asked for one (an attribute it lacks, a lookup, iteration, `dir()`, its tables): the
+    first name of a value makes its member, an int instance of `cls` carrying the doc; a later
+    name with that value is an alias naming the same member. Until then the table by value holds
+    the class under the key None, so a compiled module that took the table at import makes the
+    members through it (`_base._enum_value`). The generated enum modules call this right after
+    the class statement: importing one makes no member."""
+    type.__setattr__(cls, "_ctkgen_pending", tuple(members))
+    type.__setattr__(cls, "_ctkgen_by_name", {})
+    type.__setattr__(cls, "_ctkgen_by_value", {None: cls})
+
+
+def _make_members(cls):
+    """Makes the members `_add_members` left pending, once."""
+    own = cls.__dict__
+    members = own.get("_ctkgen_pending")
+    if members is None:
+        return
+    type.__delattr__(cls, "_ctkgen_pending")
+    by_name = own["_ctkgen_by_name"]
+    by_value = own["_ctkgen_by_value"]
+    del by_value[None]
     for name, value, doc in members:
         member = by_value.get(value)
         if member is None:
@@ -21,11 +37,12 @@ def _add_members(cls, members):
             member.__doc__ = doc
             by_value[value] = member
         by_name[name] = member
-        setattr(cls, name, member)
-    cls.__members__ = by_name
-    cls.__singletons__ = by_value
-    # The name IntEnum gives the same table (the compiled modules read it).
-    cls._value2member_map_ = by_value
+        type.__setattr__(cls, name, member)
+
+
+def _table(cls, key):
+    _make_members(cls)
+    return cls.__dict__[key]
 
 
 class FastEnumMetaclass(type):
@@ -40,7 +57,25 @@ class FastEnumMetaclass(type):
             elif isinstance(spec, int) and not isinstance(spec, bool):
                 members.append((attr, spec, None))
         _add_members(cls, members)
+        _make_members(cls)
         return cls
+
+    # The tables, by name and by value (the second under the name IntEnum gives it too, which the
+    # compiled modules read), with the members made.
+    __members__ = property(lambda cls: _table(cls, "_ctkgen_by_name"))
+    __singletons__ = property(lambda cls: _table(cls, "_ctkgen_by_value"))
+    _value2member_map_ = property(lambda cls: _table(cls, "_ctkgen_by_value"))
+
+    def __getattr__(cls, name):
+        # Only for a name the class lacks: a member not made yet, or none.
+        if "_ctkgen_pending" in cls.__dict__:
+            _make_members(cls)
+            return type.__getattribute__(cls, name)
+        raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+
+    def __dir__(cls):
+        _make_members(cls)
+        return super().__dir__()
 
     def __call__(cls, value):
         member = cls.__singletons__.get(value)
