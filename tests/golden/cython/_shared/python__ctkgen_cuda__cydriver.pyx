@@ -3,7 +3,7 @@
 # The loader: libcuda.so.1 (or $CTKGEN_LIBCUDA) is opened at the first call, never at import, and every entry
 # point is resolved once through cuGetProcAddress with the version the header was written for.
 import os
-import threading
+from _thread import allocate_lock as _allocate_lock
 
 from ._internal.utils import FunctionNotFoundError as _FunctionNotFoundBase
 
@@ -42,7 +42,7 @@ ctypedef CUresult (*_get_proc_address_t)(const char*, void**, int, cuuint64_t, i
 cdef void* _library = NULL
 cdef _get_proc_address_t _get_proc_address = NULL
 cdef bint _per_thread = False
-_lock = threading.Lock()
+_lock = _allocate_lock()
 
 
 def _library_loaded():

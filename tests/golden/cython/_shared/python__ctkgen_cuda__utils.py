@@ -2,9 +2,7 @@
 """Helpers over every module of the package, call-compatible with cuda.bindings.utils."""
 import importlib
 import os
-import re
-import threading
-import warnings
+from _thread import allocate_lock as _allocate_lock
 
 __all__ = ["get_cuda_native_handle", "get_ptx_ver", "get_minimal_required_cuda_ver_from_ptx_ver", "envvar_bool", "warn_if_cuda_major_version_mismatch", "check_nvvm_compiler_options"]
 
@@ -118,7 +116,7 @@ _ISA_RELEASES = {
     "9.5": (13, 5),
 }
 
-_VERSION_DIRECTIVE = re.compile(r"\.version\s+([0-9]+\.[0-9]+)")
+_VERSION_DIRECTIVE = r"\.version\s+([0-9]+\.[0-9]+)"
 
 
 def get_ptx_ver(ptx):
@@ -129,7 +127,9 @@ def get_ptx_ver(ptx):
     :raises ValueError: the text has no such directive"""
     if isinstance(ptx, (bytes, bytearray)):
         ptx = bytes(ptx).decode("utf-8", "replace")
-    found = _VERSION_DIRECTIVE.search(ptx)
+    import re  # here, not at import: `re` and what it imports cost the package's import a millisecond or two
+
+    found = re.search(_VERSION_DIRECTIVE, ptx)
     if found is None:
         raise ValueError("no .version directive found in the source")
     return found.group(1)
@@ -148,7 +148,7 @@ def get_minimal_required_cuda_ver_from_ptx_ver(ptx_version):
 
 
 _major_version_checked = False
-_major_version_lock = threading.Lock()
+_major_version_lock = _allocate_lock()
 
 
 def warn_if_cuda_major_version_mismatch():
@@ -172,6 +172,8 @@ def warn_if_cuda_major_version_mismatch():
         raise RuntimeError(f"cuDriverGetVersion failed: {err}")
     theirs = version // 1000
     if ours > theirs:
+        import warnings
+
         warnings.warn(
             f"this package binds CUDA {ours}.x but the driver supports only up to CUDA {theirs}: "
             f"calls new in CUDA {ours} may fail; update the driver or use the package of CUDA {theirs} "
