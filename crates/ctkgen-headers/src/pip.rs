@@ -98,16 +98,30 @@ impl Pip {
 
     /// Runs `python -m pip <args>` and returns its stdout; `what` names the request in errors.
     fn run(&self, what: &str, args: &[OsString]) -> Result<String, HeadersError> {
-        let output = Command::new(&self.python)
-            .args(["-m", "pip", "--disable-pip-version-check", "--no-input"])
-            .args(args)
-            .envs(self.env.iter().map(|(key, value)| (key, value)))
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|source| HeadersError::PythonNotFound {
-                python: self.python.to_string_lossy().into_owned(),
-                source,
-            })?;
+        let spawn = || {
+            Command::new(&self.python)
+                .args(["-m", "pip", "--disable-pip-version-check", "--no-input"])
+                .args(args)
+                .envs(self.env.iter().map(|(key, value)| (key, value)))
+                .stdin(Stdio::null())
+                .output()
+        };
+        // An interpreter written a moment ago (a fresh venv's) can be briefly busy: a child
+        // another thread forks before its exec holds the writer's descriptor. Try again then.
+        let mut output = spawn();
+        for _ in 0..50 {
+            match &output {
+                Err(error) if error.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    output = spawn();
+                }
+                _ => break,
+            }
+        }
+        let output = output.map_err(|source| HeadersError::PythonNotFound {
+            python: self.python.to_string_lossy().into_owned(),
+            source,
+        })?;
         if output.status.success() {
             return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
         }
