@@ -3,36 +3,13 @@
 libnvfatbin of that CTK (its wheel on sys.path; packing PTX into a fatbinary needs no GPU). Run by
 test_jit_libraries.py through both_modules.py, which prints `{case: {"ours": ..., "official": ...}}`."""
 import hashlib
-import pickle
+
+from raise_cases import PTX, failure
 
 MODULE = "nvfatbin"
 
-# A kernel that adds one to an int, as PTX.
-PTX = b""".version 7.8
-.target sm_90
-.address_size 64
-
-.visible .entry add_one(.param .u64 data)
-{
-    .reg .b32 %r<3>;
-    .reg .b64 %rd<3>;
-    ld.param.u64 %rd1, [data];
-    cvta.to.global.u64 %rd2, %rd1;
-    ld.global.u32 %r1, [%rd2];
-    add.s32 %r2, %r1, 1;
-    st.global.u32 [%rd2], %r2;
-    ret;
-}
-"""
 # The first bytes of a fatbinary (its header's magic, little-endian 0xba55ed50).
 FATBIN_MAGIC = "50ed55ba"
-
-
-def failure(error, n):
-    """What an nvFatbinError says: its class, status, message and what pickling keeps."""
-    again = pickle.loads(pickle.dumps(error))
-    return [type(error).__name__, int(error.status), str(error), n.Result(error.status).name,
-            [type(again).__name__, int(again.status), str(again)]]
 
 
 def raised(n, call, *args):

@@ -4,36 +4,13 @@ libnvJitLink of that CTK (its wheel on sys.path; linking PTX needs no GPU). Run 
 test_jit_libraries.py through both_modules.py, which prints `{case: {"ours": ..., "official": ...}}`."""
 import hashlib
 import os
-import pickle
 import tempfile
+
+from raise_cases import PTX, failure
 
 MODULE = "nvjitlink"
 
-# A kernel that adds one to an int, as PTX: what a compiler hands the linker.
-PTX = b""".version 7.8
-.target sm_90
-.address_size 64
-
-.visible .entry add_one(.param .u64 data)
-{
-    .reg .b32 %r<3>;
-    .reg .b64 %rd<3>;
-    ld.param.u64 %rd1, [data];
-    cvta.to.global.u64 %rd2, %rd1;
-    ld.global.u32 %r1, [%rd2];
-    add.s32 %r2, %r1, 1;
-    st.global.u32 [%rd2], %r2;
-    ret;
-}
-"""
 ARCH = "-arch=sm_90"
-
-
-def failure(error, n):
-    """What an nvJitLinkError says: its class, status, message and what pickling keeps."""
-    again = pickle.loads(pickle.dumps(error))
-    return [type(error).__name__, int(error.status), str(error), n.Result(error.status).name,
-            [type(again).__name__, int(again.status), str(again)]]
 
 
 def log(n, handle, which):

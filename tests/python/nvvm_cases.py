@@ -2,7 +2,7 @@
 same CTK major.minor, in one process, against the real libnvvm of that CTK (its wheel on
 sys.path; compiling NVVM IR needs no GPU). Run by test_jit_libraries.py through
 both_modules.py, which prints `{case: {"ours": ..., "official": ...}}`."""
-import pickle
+from raise_cases import failure
 
 MODULE = "nvvm"
 
@@ -24,13 +24,6 @@ entry:
 !1 = !{i32 2, i32 0}
 """
 OPTIONS = ["-arch=compute_90"]
-
-
-def failure(error, n):
-    """What an nvvmError says: its class, status, message and what pickling keeps."""
-    again = pickle.loads(pickle.dumps(error))
-    return [type(error).__name__, int(error.status), str(error), n.Result(error.status).name,
-            [type(again).__name__, int(again.status), str(again)]]
 
 
 def program_log(n, prog):
